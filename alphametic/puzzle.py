@@ -1,0 +1,307 @@
+"""Puzzle text and options: parsing, validation and the coefficient form."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from functools import cached_property
+
+__all__ = [
+    "MAX_CHARS",
+    "MAX_TERMS",
+    "FixedDigits",
+    "LeadingZeros",
+    "Puzzle",
+    "PuzzleError",
+    "Term",
+    "from_words",
+    "parse",
+]
+
+#: Longest accepted puzzle text in characters (the 199-addend puzzle has about 1,200).
+MAX_CHARS = 10_000
+#: Most accepted words (terms) over both sides of the equation.
+MAX_TERMS = 1_000
+
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_SPACES = frozenset(" \t\r\n\f\v")
+_MIN_BASE, _MAX_BASE = 2, 36
+# Parser states: a side may open with a sign; an operator needs a word; a word needs an operator.
+_SIDE_START, _AFTER_OPERATOR, _AFTER_WORD = 0, 1, 2
+
+#: One term of a side: its sign (+1 or -1) and its upper-case word.
+Term = tuple[int, str]
+
+
+class PuzzleError(ValueError):
+    """Bad puzzle text or options, with a human message and the 0-based position if known."""
+
+    def __init__(self, message: str, position: int | None = None) -> None:
+        self.message = message
+        self.position = position
+        text = message if position is None else f"{message} at position {position}"
+        super().__init__(text)
+
+
+class LeadingZeros(StrEnum):
+    """Which words may not start with the digit 0."""
+
+    MULTI_LETTER = "multi-letter"
+    ALLOW = "allow"
+    EVERY_WORD = "every-word"
+
+
+class FixedDigits(Mapping[str, int]):
+    """An immutable, hashable letter -> digit mapping (the puzzle's fixed letters)."""
+
+    __slots__ = ("_items", "_map")
+
+    def __init__(self, items: Mapping[str, int] | None = None) -> None:
+        pairs = tuple(sorted((items or {}).items()))
+        self._items: tuple[tuple[str, int], ...] = pairs
+        self._map: dict[str, int] = dict(pairs)
+
+    def __getitem__(self, key: str) -> int:
+        """Return the digit fixed for a letter."""
+        return self._map[key]
+
+    def __iter__(self) -> Iterator[str]:
+        """Iterate over the fixed letters in alphabetical order."""
+        return iter(self._map)
+
+    def __len__(self) -> int:
+        """Return how many letters are fixed."""
+        return len(self._items)
+
+    def __hash__(self) -> int:
+        """Hash by content so that equal puzzles hash alike."""
+        return hash(self._items)
+
+    def __repr__(self) -> str:
+        """Show the mapping like a dict."""
+        return f"FixedDigits({self._map!r})"
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    """A parsed, validated puzzle: one linear equation over distinct digits."""
+
+    text: str
+    left: tuple[Term, ...]
+    right: tuple[Term, ...]
+    letters: tuple[str, ...]
+    base: int = 10
+    leading_zeros: LeadingZeros = LeadingZeros.MULTI_LETTER
+    fixed: FixedDigits = field(default_factory=FixedDigits)
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """Return every word of the puzzle, left side first, in order."""
+        return tuple(word for _, word in self.left + self.right)
+
+    def coefficients(self) -> dict[str, int]:
+        """Return each letter's net coefficient: the puzzle holds iff sum(c * digit) == 0."""
+        return dict(self._coefficients)
+
+    @cached_property
+    def _coefficients(self) -> tuple[tuple[str, int], ...]:
+        """Compute the coefficients once (left side +, right side -, a '-' term flips)."""
+        coef = dict.fromkeys(self.letters, 0)
+        for side, terms in ((1, self.left), (-1, self.right)):
+            for sign, word in terms:
+                weight = side * sign
+                for letter in reversed(word):
+                    coef[letter] += weight
+                    weight *= self.base
+        return tuple(coef.items())
+
+    def nonzero_letters(self) -> frozenset[str]:
+        """Return the letters that may not be 0 under the leading-zero policy."""
+        if self.leading_zeros is LeadingZeros.ALLOW:
+            return frozenset()
+        shortest = 2 if self.leading_zeros is LeadingZeros.MULTI_LETTER else 1
+        return frozenset(word[0] for word in self.words if len(word) >= shortest)
+
+    def options(self) -> dict[str, object]:
+        """Return the options as a JSON-able dict."""
+        return {
+            "base": self.base,
+            "leading_zeros": self.leading_zeros.value,
+            "fixed": dict(self.fixed),
+        }
+
+
+def parse(
+    text: str,
+    *,
+    base: int = 10,
+    leading_zeros: LeadingZeros | str = LeadingZeros.MULTI_LETTER,
+    fixed: Mapping[str, int] | None = None,
+) -> Puzzle:
+    """Parse puzzle text such as "SEND + MORE = MONEY" (caps: MAX_CHARS, MAX_TERMS)."""
+    if not isinstance(text, str):
+        raise PuzzleError(f"the puzzle must be a string, not {type(text).__name__}")
+    if len(text) > MAX_CHARS:
+        raise PuzzleError(f"the puzzle is longer than {MAX_CHARS:,} characters", MAX_CHARS)
+    base = _check_base(base)
+    policy = _check_policy(leading_zeros)
+    left, right = _parse_sides(text)
+    return _build(left, right, base, policy, fixed)
+
+
+def from_words(
+    words: Sequence[str],
+    result: str,
+    *,
+    base: int = 10,
+    leading_zeros: LeadingZeros | str = LeadingZeros.MULTI_LETTER,
+    fixed: Mapping[str, int] | None = None,
+) -> Puzzle:
+    """Build the puzzle words[0] + words[1] + ... = result from a list of words."""
+    if isinstance(words, str) or not isinstance(words, Sequence):
+        raise PuzzleError("words must be a list of words")
+    if not words:
+        raise PuzzleError("words must hold at least one word")
+    if len(words) + 1 > MAX_TERMS:
+        raise PuzzleError(f"the puzzle has more than {MAX_TERMS:,} terms")
+    for index, word in enumerate([*words, result]):
+        name = "result" if index == len(words) else f"word {index + 1}"
+        if not isinstance(word, str) or not word or not all(c in _LETTERS for c in word):
+            raise PuzzleError(f"{name} must be a non-empty word of letters A-Z, got {word!r}")
+    left = tuple((1, w.upper()) for w in words)
+    return _build(
+        left, ((1, result.upper()),), _check_base(base), _check_policy(leading_zeros), fixed
+    )
+
+
+def _check_base(base: object) -> int:
+    """Return the base if it is an int in 2..36."""
+    if isinstance(base, bool) or not isinstance(base, int):
+        raise PuzzleError(f"the base must be an integer from 2 to 36, not {base!r}")
+    if not _MIN_BASE <= base <= _MAX_BASE:
+        raise PuzzleError(f"the base must be from {_MIN_BASE} to {_MAX_BASE}, not {base}")
+    return base
+
+
+def _check_policy(policy: object) -> LeadingZeros:
+    """Return the leading-zero policy named by policy."""
+    if isinstance(policy, LeadingZeros):
+        return policy
+    if isinstance(policy, str):
+        for member in LeadingZeros:
+            if member.value == policy.strip().lower():
+                return member
+    names = ", ".join(m.value for m in LeadingZeros)
+    raise PuzzleError(f"unknown leading-zero policy {policy!r} (choose one of: {names})")
+
+
+def _parse_sides(text: str) -> tuple[tuple[Term, ...], tuple[Term, ...]]:
+    """Split the text into the terms of its two sides, reporting the first error's position."""
+    sides: list[list[Term]] = [[]]
+    state = _SIDE_START
+    sign, terms, i, n = 1, 0, 0, len(text)
+    while i < n:
+        char = text[i]
+        if char in _SPACES:
+            i += 1
+        elif char in _LETTERS:
+            if state == _AFTER_WORD:
+                raise PuzzleError("expected an operator (+, - or =) before this word", i)
+            j = i
+            while j < n and text[j] in _LETTERS:
+                j += 1
+            terms += 1
+            if terms > MAX_TERMS:
+                raise PuzzleError(f"the puzzle has more than {MAX_TERMS:,} terms", i)
+            sides[-1].append((sign, text[i:j].upper()))
+            state, i = _AFTER_WORD, j
+        elif char in "+-":
+            if state == _AFTER_OPERATOR:
+                raise PuzzleError(f"empty term before {char!r}", i)
+            sign, state, i = (1 if char == "+" else -1), _AFTER_OPERATOR, i + 1
+        elif char == "=":
+            if len(sides) > 1 or text.startswith("===", i):
+                at = i if len(sides) > 1 else i + 2
+                raise PuzzleError("more than one '=' in the puzzle", at)
+            if state != _AFTER_WORD:
+                raise PuzzleError("empty term before '='", i)
+            sides.append([])
+            sign, state = 1, _SIDE_START
+            i += 2 if text.startswith("==", i) else 1
+        else:
+            raise PuzzleError(f"unexpected character {char!r} (use letters A-Z, +, - and =)", i)
+    if not text.strip():
+        raise PuzzleError("the puzzle is empty")
+    if len(sides) == 1:
+        raise PuzzleError("the puzzle has no '='")
+    if state != _AFTER_WORD:
+        raise PuzzleError("empty term at the end of the puzzle", n)
+    return tuple(sides[0]), tuple(sides[1])
+
+
+def _build(
+    left: tuple[Term, ...],
+    right: tuple[Term, ...],
+    base: int,
+    policy: LeadingZeros,
+    fixed: Mapping[str, int] | None,
+) -> Puzzle:
+    """Check the letters and fixed digits, then assemble the Puzzle."""
+    letters = tuple(sorted({c for _, word in left + right for c in word}))
+    if len(letters) > base:
+        raise PuzzleError(f"{len(letters)} distinct letters but base {base} has only {base} digits")
+    puzzle = Puzzle(_canonical(left, right), left, right, letters, base, policy)
+    if fixed:
+        puzzle = replace(puzzle, fixed=_check_fixed(puzzle, fixed))
+    return puzzle
+
+
+def _check_fixed(puzzle: Puzzle, fixed: Mapping[str, int]) -> FixedDigits:
+    """Validate the fixed letters against the puzzle and return them normalised."""
+    if not isinstance(fixed, Mapping):
+        raise PuzzleError("fixed must map letters to digits")
+    result: dict[str, int] = {}
+    by_digit: dict[int, str] = {}
+    nonzero = puzzle.nonzero_letters()
+    for key, digit in fixed.items():
+        if not isinstance(key, str) or len(key) != 1 or key not in _LETTERS:
+            raise PuzzleError(f"a fixed letter must be one letter A-Z, not {key!r}")
+        letter = key.upper()
+        if letter not in puzzle.letters:
+            raise PuzzleError(f"fixed letter {letter} does not occur in the puzzle")
+        if isinstance(digit, bool) or not isinstance(digit, int):
+            raise PuzzleError(f"the digit fixed for {letter} must be an integer, not {digit!r}")
+        if not 0 <= digit < puzzle.base:
+            raise PuzzleError(
+                f"digit {digit} fixed for {letter} is outside base {puzzle.base} "
+                f"(0 to {puzzle.base - 1})"
+            )
+        if letter in result and result[letter] != digit:
+            raise PuzzleError(f"letter {letter} is fixed twice, to {result[letter]} and {digit}")
+        if digit in by_digit and by_digit[digit] != letter:
+            raise PuzzleError(f"letters {by_digit[digit]} and {letter} are both fixed to {digit}")
+        if digit == 0 and letter in nonzero:
+            raise PuzzleError(
+                f"{letter} cannot be fixed to 0: it starts a word and the leading-zero "
+                f"policy is {puzzle.leading_zeros.value}"
+            )
+        result[letter] = digit
+        by_digit[digit] = letter
+    return FixedDigits(result)
+
+
+def _canonical(left: tuple[Term, ...], right: tuple[Term, ...]) -> str:
+    """Return the normalised text: upper case, single spaces, one '='."""
+    return f"{_side_text(left)} = {_side_text(right)}"
+
+
+def _side_text(terms: tuple[Term, ...]) -> str:
+    """Return one side's text, keeping a leading '-' and every '-' term."""
+    parts: list[str] = []
+    for index, (sign, word) in enumerate(terms):
+        if index == 0:
+            parts.append(word if sign > 0 else f"-{word}")
+        else:
+            parts.append(f"{'+' if sign > 0 else '-'} {word}")
+    return " ".join(parts)
