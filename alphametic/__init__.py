@@ -9,6 +9,7 @@ from .puzzle import (
     from_words,
     parse,
 )
+from .render import render_line, render_sum, render_table
 from .search import Search, as_dict, count, estimate, shards, solve
 
 __all__ = [
@@ -23,6 +24,9 @@ __all__ = [
     "estimate",
     "from_words",
     "parse",
+    "render_line",
+    "render_sum",
+    "render_table",
     "shards",
     "solve",
 ]

@@ -1,0 +1,85 @@
+"""Show a solution: an aligned column sum, a letter -> digit table, or one line."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .puzzle import Puzzle, Term
+
+__all__ = ["digit_char", "render_line", "render_sum", "render_table"]
+
+_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_GAP = "    "
+
+#: A solution as a letter -> digit mapping or as digits in ``puzzle.letters`` order.
+Solution = Mapping[str, int] | Sequence[int]
+
+
+def digit_char(digit: int) -> str:
+    """Return the one-character spelling of a digit (0-9, then A-Z for bases over 10)."""
+    return _DIGITS[digit]
+
+
+def render_line(puzzle: Puzzle, solution: Solution) -> str:
+    """Return "SEND + MORE = MONEY | 9567 + 1085 = 10652"."""
+    table = str.maketrans(_char_map(puzzle, solution))
+    return f"{puzzle.text} | {puzzle.text.translate(table)}"
+
+
+def render_table(puzzle: Puzzle, solution: Solution) -> str:
+    """Return a two-row table: the letters in alphabetical order and their digits."""
+    chars = _char_map(puzzle, solution)
+    return "\n".join(
+        [
+            "letter | " + " ".join(puzzle.letters),
+            "digit  | " + " ".join(chars[letter] for letter in puzzle.letters),
+        ]
+    )
+
+
+def render_sum(puzzle: Puzzle, solution: Solution) -> str:
+    """Return the puzzle as an aligned column sum, letters on the left and digits beside."""
+    chars = _char_map(puzzle, solution)
+    letters = _column(puzzle.left, puzzle.right)
+    digits = _column(_spell(puzzle.left, chars), _spell(puzzle.right, chars))
+    return "\n".join(f"{a}{_GAP}{b}".rstrip() for a, b in zip(letters, digits, strict=True))
+
+
+def _spell(terms: tuple[Term, ...], chars: Mapping[str, str]) -> tuple[Term, ...]:
+    """Replace every letter of the terms by its digit character."""
+    return tuple((sign, "".join(chars[c] for c in word)) for sign, word in terms)
+
+
+def _column(left: tuple[Term, ...], right: tuple[Term, ...]) -> list[str]:
+    """Lay out both sides right-aligned, one term per row, with a rule between the sides."""
+    rows = [_row(index, sign, word) for index, (sign, word) in enumerate(left)]
+    below = [_row(index, sign, word) for index, (sign, word) in enumerate(right)]
+    width = max(len(row) for row in rows + below)
+    return [row.rjust(width) for row in rows] + ["-" * width] + [r.rjust(width) for r in below]
+
+
+def _row(index: int, sign: int, word: str) -> str:
+    """Return one term's row: its operator (none for a leading '+') and its spaced letters."""
+    spaced = " ".join(word)
+    if index == 0:
+        return spaced if sign > 0 else f"- {spaced}"
+    return f"{'+' if sign > 0 else '-'} {spaced}"
+
+
+def _char_map(puzzle: Puzzle, solution: Solution) -> dict[str, str]:
+    """Return letter -> digit character for every letter, checking the solution's shape."""
+    if isinstance(solution, Mapping):
+        missing = [letter for letter in puzzle.letters if letter not in solution]
+        if missing:
+            raise ValueError(f"the solution has no digit for {', '.join(missing)}")
+        digits = [solution[letter] for letter in puzzle.letters]
+    else:
+        digits = list(solution)
+        if len(digits) != len(puzzle.letters):
+            raise ValueError(
+                f"a compact solution needs {len(puzzle.letters)} digits, got {len(digits)}"
+            )
+    for digit in digits:
+        if not 0 <= digit < puzzle.base:
+            raise ValueError(f"digit {digit} is outside base {puzzle.base}")
+    return {letter: _DIGITS[d] for letter, d in zip(puzzle.letters, digits, strict=True)}
