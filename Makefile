@@ -15,6 +15,9 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# Settings come from the environment: PORT, REDIS_URL, SOLVE_WORKERS, ENUMERATE_WORKERS,
+# WEB_CONCURRENCY and the ALPHAMETIC_* ones (see README). GNU make exports variables given on its
+# command line to recipes, so `make run ENUMERATE_WORKERS=4` reaches scripts/run.py as well.
 run: $(STAMP)
 	$(BIN)/python -m scripts.run
 

@@ -1,0 +1,1 @@
+"""Developer scripts: `python -m scripts.run` is what `make run` runs."""

@@ -1,0 +1,236 @@
+"""`make run`: start Redis (unless REDIS_URL is set), both worker pools and gunicorn; stop all."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import IO
+
+from scripts.embedded_redis import (
+    RedisStartError,
+    free_port,
+    log_tail,
+    port_in_use,
+    redis_argv,
+    redis_binary,
+    wait_ready,
+)
+from scripts.supervisor import Child, Supervisor, say
+
+STOP_TIMEOUT = 5.0  # seconds each stage may take to exit cleanly before SIGKILL
+START_TIMEOUT = 60.0  # seconds for gunicorn to answer the first request
+
+
+class UsageError(ValueError):
+    """A bad setting in the environment; reported as one line with exit code 2."""
+
+
+def _int_env(env: Mapping[str, str], name: str, default: int, minimum: int = 1) -> int:
+    """Read a positive integer setting; an empty value counts as unset (make exports empties)."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise UsageError(f"{name} must be a whole number, got {raw!r}") from None
+    if value < minimum:
+        raise UsageError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What `make run` starts, read from the environment."""
+
+    port: int
+    solve_workers: int
+    enumerate_workers: int
+    web_workers: int
+    redis_url: str | None
+    var_dir: Path
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str], root: Path) -> RunConfig:
+        """Read PORT, SOLVE_WORKERS, ENUMERATE_WORKERS, WEB_CONCURRENCY and REDIS_URL."""
+        port = _int_env(env, "PORT", 8000)
+        if port > 65535:
+            raise UsageError(f"PORT must be at most 65535, got {port}")
+        return cls(
+            port=port,
+            solve_workers=_int_env(env, "SOLVE_WORKERS", 1),
+            enumerate_workers=_int_env(env, "ENUMERATE_WORKERS", os.cpu_count() or 1),
+            web_workers=_int_env(env, "WEB_CONCURRENCY", 2),
+            redis_url=env.get("REDIS_URL", "").strip() or None,
+            var_dir=root / "var",
+        )
+
+
+def worker_argv(queue: str, concurrency: int) -> list[str]:
+    """A Celery worker consuming one queue with `concurrency` pool processes."""
+    return [
+        sys.executable, "-m", "celery", "-A", "worker", "worker",
+        "-Q", queue, "--concurrency", str(concurrency), "-n", f"{queue}@%h", "--loglevel", "INFO",
+    ]  # fmt: skip
+
+
+def web_argv(port: int, workers: int) -> list[str]:
+    """Gunicorn serving web.wsgi:app on loopback only."""
+    return [
+        sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
+        "--workers", str(workers), "--threads", "4", "--graceful-timeout", "3", "web.wsgi:app",
+    ]  # fmt: skip
+
+
+class StopRequest:
+    """Turns SIGINT/SIGTERM/SIGHUP into a flag; a second signal asks to hurry."""
+
+    def __init__(self) -> None:
+        """Install the handlers."""
+        self.signals: list[str] = []
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, self._handle)
+
+    def _handle(self, signum: int, _frame: FrameType | None) -> None:
+        """Record the signal; messages are printed by the main loop, not here."""
+        self.signals.append(signal.Signals(signum).name)
+
+    @property
+    def requested(self) -> bool:
+        """Whether any stop signal arrived."""
+        return bool(self.signals)
+
+    def hurry(self) -> bool:
+        """Whether a second signal arrived (then we stop waiting for clean exits)."""
+        return len(self.signals) > 1
+
+
+def lock_var_dir(var_dir: Path) -> IO[str]:
+    """Hold var/run.lock so two `make run` never share one Redis data directory."""
+    var_dir.mkdir(parents=True, exist_ok=True)
+    handle = (var_dir / "run.lock").open("w")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise UsageError(f"another `make run` is already using {var_dir}") from None
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
+
+
+def start_redis(sup: Supervisor, var_dir: Path, stop: StopRequest) -> tuple[Child, str]:
+    """Start the embedded Redis and wait until it answers; return it and its URL."""
+    binary = redis_binary()
+    data_dir = var_dir / "redis"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    url = f"redis://127.0.0.1:{port}/0"
+    say(f"redis: starting {binary} on 127.0.0.1:{port}, append-only data in {data_dir}")
+    child = sup.start("redis", redis_argv(binary, port, data_dir))
+    try:
+        wait_ready(url, alive=lambda: child.proc.poll() is None and not stop.requested)
+    except RedisStartError as exc:
+        if stop.requested:
+            raise
+        raise RedisStartError(f"{exc}; last lines of its log:\n{log_tail(data_dir)}") from None
+    return child, url
+
+
+def answers(url: str) -> bool:
+    """Whether an HTTP GET of url gets a non-5xx answer."""
+    try:
+        with urllib.request.urlopen(url, timeout=1.0) as response:
+            return int(response.status) < 500
+    except urllib.error.HTTPError as exc:
+        return exc.code < 500
+    except (OSError, ValueError):
+        return False
+
+
+def watch(sup: Supervisor, stop: StopRequest, base_url: str) -> int:
+    """Wait for the form to answer, announce it, then wait for a stop signal or a crash."""
+    announced = ready = False
+    started = time.monotonic()
+    while not stop.requested:
+        crashed = sup.crashed()
+        if crashed is not None:
+            code = crashed.proc.returncode
+            say(f"{crashed.name} (pid {crashed.pid}) exited with code {code}: stopping the rest")
+            return 1
+        elapsed = time.monotonic() - started
+        if not announced:
+            if answers(base_url):
+                announced = True
+                say(f"ready in {elapsed:.1f} s: open {base_url} (Ctrl-C stops everything)")
+            elif elapsed > START_TIMEOUT:
+                say(f"the web server did not answer {base_url} within {START_TIMEOUT:g} s")
+                return 1
+        elif not ready and elapsed < START_TIMEOUT:
+            ready = answers(base_url + "readyz")
+            if ready:
+                say(f"workers are answering ({base_url}readyz)")
+        time.sleep(0.2)
+    say(f"{stop.signals[0]} received: stopping (web, workers, then Redis)")
+    return 0
+
+
+def serve(config: RunConfig, root: Path, stop: StopRequest) -> int:
+    """Start every part, watch them, and stop them all in order whatever happens."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    sup = Supervisor(root, env)
+    redis_child: Child | None = None
+    code = 1
+    try:
+        if config.redis_url is None:
+            redis_child, sup.env["REDIS_URL"] = start_redis(sup, config.var_dir, stop)
+        else:
+            say(f"redis: using REDIS_URL={config.redis_url}")
+        say(f"workers: solve x{config.solve_workers}, enumerate x{config.enumerate_workers}")
+        sup.start("celery worker (solve)", worker_argv("solve", config.solve_workers))
+        sup.start("celery worker (enumerate)", worker_argv("enumerate", config.enumerate_workers))
+        say(f"web: gunicorn on 127.0.0.1:{config.port} ({config.web_workers} processes)")
+        sup.start("gunicorn", web_argv(config.port, config.web_workers))
+        code = watch(sup, stop, f"http://127.0.0.1:{config.port}/")
+    except RedisStartError as exc:
+        if not stop.requested:
+            say(f"error: {exc}")
+    finally:
+        others = [child for child in sup.children if child is not redis_child]
+        sup.stop(others, STOP_TIMEOUT, hurry=stop.hurry)
+        if redis_child is not None:
+            sup.stop([redis_child], STOP_TIMEOUT, hurry=stop.hurry)
+        say("stopped; all processes exited")
+    return 0 if stop.requested and code == 0 else code
+
+
+def main() -> int:
+    """Entry point of `python -m scripts.run`; returns the process exit code."""
+    root = Path.cwd()
+    stop = StopRequest()
+    try:
+        config = RunConfig.from_env(os.environ, root)
+        if port_in_use(config.port):
+            raise UsageError(f"port {config.port} is already in use; try e.g. PORT=8001 make run")
+        lock = lock_var_dir(config.var_dir) if config.redis_url is None else None
+    except UsageError as exc:
+        say(f"error: {exc}")
+        return 2
+    try:
+        return serve(config, root, stop)
+    finally:
+        if lock is not None:
+            lock.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
