@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import secrets
 import signal
 import sys
 import time
@@ -14,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import IO
+
+from gunicorn.config import Config as GunicornConfig
 
 from scripts.embedded_redis import (
     RedisStartError,
@@ -85,10 +88,15 @@ def worker_argv(queue: str, concurrency: int) -> list[str]:
 
 def web_argv(port: int, workers: int) -> list[str]:
     """Gunicorn serving web.wsgi:app on loopback only."""
-    return [
+    argv = [
         sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
-        "--workers", str(workers), "--threads", "4", "--graceful-timeout", "3", "web.wsgi:app",
+        "--workers", str(workers), "--threads", "4", "--graceful-timeout", "3",
     ]  # fmt: skip
+    if "control_socket_disable" in GunicornConfig().settings:
+        # Newer gunicorns open a control socket at one fixed path under $HOME: a second server
+        # (another checkout, a test) would take it over, so this one does without.
+        argv.append("--no-control-socket")
+    return [*argv, "web.wsgi:app"]
 
 
 class StopRequest:
@@ -126,6 +134,17 @@ def lock_var_dir(var_dir: Path) -> IO[str]:
     handle.write(str(os.getpid()))
     handle.flush()
     return handle
+
+
+def secret_key(var_dir: Path) -> str:
+    """A session key kept in var/, so every gunicorn process (and the next run) accepts forms."""
+    path = var_dir / "secret_key"
+    if not path.exists():
+        var_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_hex(32))
+    return path.read_text().strip()
 
 
 def start_redis(sup: Supervisor, var_dir: Path, stop: StopRequest) -> tuple[Child, str]:
@@ -187,6 +206,8 @@ def watch(sup: Supervisor, stop: StopRequest, base_url: str) -> int:
 def serve(config: RunConfig, root: Path, stop: StopRequest) -> int:
     """Start every part, watch them, and stop them all in order whatever happens."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if not env.get("ALPHAMETIC_SECRET_KEY", "").strip():
+        env["ALPHAMETIC_SECRET_KEY"] = secret_key(config.var_dir)
     sup = Supervisor(root, env)
     redis_child: Child | None = None
     code = 1
