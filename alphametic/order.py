@@ -1,0 +1,166 @@
+"""The search plan: letter order and the per-depth tables the search core reads."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import gcd
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .puzzle import Puzzle
+
+# Cap on cached interval bounds per search, so huge-base searches cannot exhaust memory.
+BOUNDS_CAP = 1 << 20
+
+
+def valuation(value: int, base: int) -> int:
+    """Return how many times base divides the non-zero value."""
+    count = 0
+    while value % base == 0:
+        value //= base
+        count += 1
+    return count
+
+
+def falling(n: int, k: int) -> int:
+    """Return n * (n - 1) * ... * (n - k + 1), the number of k-arrangements of n things."""
+    if k > n or n < 0:
+        return 0
+    result = 1
+    for x in range(n - k + 1, n + 1):
+        result *= x
+    return result
+
+
+class Plan:
+    """Everything fixed for one puzzle and prefix: order, coefficients, domains, moduli."""
+
+    def __init__(self, puzzle: Puzzle, prefix: Sequence[int] = ()) -> None:
+        """Order the letters and build the small per-depth tables (cheap: O(letters^2))."""
+        base = self.base = puzzle.base
+        coefficients = puzzle.coefficients()
+        nonzero = puzzle.nonzero_letters()
+        fixed = puzzle.fixed
+        letters = puzzle.letters
+        live = [x for x in letters if x not in fixed and coefficients[x]]
+        # Lowest column first (base-adic valuation), then biggest weight: columns close early.
+        live.sort(key=lambda x: (valuation(coefficients[x], base), -abs(coefficients[x])))
+        idle = [x for x in letters if x not in fixed and not coefficients[x]]
+        order = self.order = tuple(live + idle)
+        n = self.n = len(order)
+        self.last = len(live) - 1
+        if len(prefix) > n:
+            raise ValueError(f"prefix has {len(prefix)} digits but the search has {n} letters")
+        self.prefix = tuple(prefix)
+        self.coef = [coefficients[x] for x in order]
+        self.dlo = [1 if x in nonzero else 0 for x in order]
+        self.dhi = [base - 1] * n
+        for i, digit in enumerate(self.prefix):
+            if self.dlo[i] <= digit <= self.dhi[i]:
+                self.dlo[i] = self.dhi[i] = digit
+            else:
+                self.dlo[i], self.dhi[i] = 1, 0
+        self.s0 = sum(coefficients[x] * d for x, d in fixed.items())
+        used = 0
+        self.empty = False
+        for x, d in fixed.items():
+            self.empty |= bool(used >> d & 1) or (d == 0 and x in nonzero)
+            used |= 1 << d
+        self.used0 = used
+        # Compact solutions: slot k of the path holds the digit of order[k], then fixed ones.
+        slots = {x: k for k, x in enumerate(order)}
+        slots.update({x: n + k for k, x in enumerate(fixed)})
+        self.slots = tuple(slots[x] for x in letters)
+        self.fixed_digits = list(fixed.values())
+        self._moduli()
+        self._idle(nonzero)
+
+    def _moduli(self) -> None:
+        """Per depth: the column modulus that the partial sum must satisfy after that letter."""
+        base, coef, last = self.base, self.coef, self.last
+        self.step = [1] * max(self.n, 1)
+        self.g = [1] * max(self.n, 1)
+        self.inv = [0] * max(self.n, 1)
+        low = None
+        for i in range(last - 1, -1, -1):
+            v = valuation(coef[i + 1], base)
+            low = v if low is None else min(low, v)
+            if low == 0:
+                continue
+            modulus = base**low
+            g = gcd(coef[i], modulus)
+            m = modulus // g
+            if m > 1:
+                self.step[i], self.g[i] = m, g
+                self.inv[i] = pow(coef[i] // g % m, -1, m)
+
+    def _idle(self, nonzero: frozenset[str]) -> None:
+        """Arrangement counts of the zero-coefficient letters after the prefix, by free digits."""
+        start = max(self.last + 1, len(self.prefix))
+        self.idle_start = start
+        z = self.n - start
+        k = sum(1 for x in self.order[start:] if x in nonzero)
+        # with0[r]: 0 already used; free0[r]: 0 still free, so k letters must avoid it.
+        self.with0 = [falling(r, z) for r in range(self.base + 1)]
+        self.free0 = [
+            falling(r, z) - k * falling(r - 1, z - 1) if z else 1 for r in range(self.base + 1)
+        ]
+
+    def bounds(self, i: int, used: int) -> tuple[int, int]:
+        """Return (a, b) so that depth i's digit lies in [-((s + a) // c), (-s - b) // c]."""
+        avail = [x for x in range(self.base) if not used >> x & 1]
+        rest = self.coef[i + 1 : self.last + 1]
+        pos = sorted((c for c in rest if c > 0), reverse=True)
+        neg = sorted(c for c in rest if c < 0)
+        top = avail[::-1]
+        # Rearrangement: the sum is largest when big coefficients get big digits, and the
+        # positive and negative letters never compete for a digit (there are enough free).
+        hi = sum(c * d for c, d in zip(pos, top, strict=False)) + sum(
+            c * d for c, d in zip(neg, avail, strict=False)
+        )
+        lo = sum(c * d for c, d in zip(pos, avail, strict=False)) + sum(
+            c * d for c, d in zip(neg, top, strict=False)
+        )
+        return (hi, lo) if self.coef[i] > 0 else (lo, hi)
+
+    def candidates(
+        self, i: int, s: int, used: int, bounds: dict[int, tuple[int, int]]
+    ) -> list[int]:
+        """Return the digits depth i may take that survive pruning (slow path, not the core)."""
+        dlo, dhi = self.dlo[i], self.dhi[i]
+        if i > self.last:
+            return [d for d in range(dlo, dhi + 1) if not used >> d & 1]
+        c = self.coef[i]
+        if i == self.last:
+            q, r = divmod(-s, c)
+            ok = not r and dlo <= q <= dhi and not used >> q & 1
+            return [q] if ok else []
+        key = used << 6 | i
+        if key not in bounds:
+            bounds[key] = self.bounds(i, used)
+        a, b = bounds[key]
+        dlo, dhi = max(dlo, -((s + a) // c)), min(dhi, (-s - b) // c)
+        m = self.step[i]
+        if m > 1:
+            g = self.g[i]
+            if s % g:
+                return []
+            dlo += ((-s // g) * self.inv[i] - dlo) % m
+        out = [d for d in range(dlo, dhi + 1, m) if not used >> d & 1]
+        if i + 1 == self.last:
+            out = [d for d in out if self.candidates(i + 1, s + c * d, used | 1 << d, bounds)]
+        return out
+
+    def weight_ranks(self, path: Sequence[int], depth: int) -> float:
+        """Return the tree weight passed before the node path[:depth] (uniform split per node)."""
+        used = self.used0
+        done, width = 0.0, 1.0
+        for j in range(len(self.prefix), depth):
+            d = path[j]
+            avail = [x for x in range(self.dlo[j], self.dhi[j] + 1) if not used >> x & 1]
+            if d not in avail:
+                break
+            width /= len(avail)
+            done += avail.index(d) * width
+            used |= 1 << d
+        return done
