@@ -1,0 +1,153 @@
+"""Flask front end: the JSON API and the HTML pages over the job store."""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, Response, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from web.problems import ApiProblem, problem
+from web.security import init_limiter, init_security
+from worker.config import Settings
+from worker.jobs import JobStore, Unavailable
+
+log = logging.getLogger(__name__)
+
+# Config keys read from the environment, with their defaults.
+ENV_CONFIG: dict[str, tuple[str, Any]] = {
+    "RATE_LIMIT": ("ALPHAMETIC_RATE_LIMIT", "60/minute"),
+    "MAX_CONTENT_LENGTH": ("ALPHAMETIC_MAX_BODY", 64 * 1024),
+    "MAX_PAGE_SIZE": ("ALPHAMETIC_MAX_PAGE_SIZE", 500),
+    "POLL_SECONDS": ("ALPHAMETIC_POLL_SECONDS", 1),
+    "SECRET_KEY": ("ALPHAMETIC_SECRET_KEY", None),
+}
+JSON_PATHS = ("/api/", "/healthz", "/readyz")
+
+
+def _config(overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge defaults, environment variables and explicit overrides."""
+    config: dict[str, Any] = {}
+    for key, (env_name, default) in ENV_CONFIG.items():
+        raw = os.environ.get(env_name, "").strip()
+        config[key] = type(default)(raw) if raw and default is not None else raw or default
+    config.update(overrides)
+    if not config["SECRET_KEY"]:
+        # Sessions only carry the CSRF token; a per-process key is enough for one process,
+        # several gunicorn workers need ALPHAMETIC_SECRET_KEY set.
+        config["SECRET_KEY"] = secrets.token_hex(32)
+    return config
+
+
+def _settings(config: Mapping[str, Any]) -> Settings:
+    """Return the job settings: from the env, or given, with REDIS_URL/KEY_PREFIX overrides."""
+    settings = config.get("SETTINGS") or Settings.from_env()
+    changes = {
+        field: config[key]
+        for key, field in (("REDIS_URL", "redis_url"), ("KEY_PREFIX", "key_prefix"))
+        if key in config
+    }
+    return settings.replace(**changes) if changes else settings
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the Flask app: blueprints, job store, limiter, headers and error handlers."""
+    app = Flask(__name__)
+    app.config.update(_config(config or {}))
+    app.config.update(SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_HTTPONLY=True)
+    settings = _settings(app.config)
+    app.extensions["alphametic.settings"] = settings
+    app.extensions["alphametic.store"] = JobStore(settings)
+
+    from web import api, health, pages
+
+    app.register_blueprint(api.bp)
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(health.bp)
+    init_security(app)
+    app.extensions["alphametic.limiter"] = init_limiter(
+        app, settings.redis_url, f"{settings.key_prefix}:ratelimit"
+    )
+    _register_errors(app)
+    return app
+
+
+def _wants_json() -> bool:
+    """Tell whether the request is for the JSON API (errors as problem+json)."""
+    return request.path.startswith(JSON_PATHS)
+
+
+def _http_error(exc: HTTPException) -> Any:
+    """Answer an HTTP error as problem+json for the API, as a page otherwise."""
+    status = exc.code or 500
+    headers = {}
+    if status == 405 and getattr(exc, "valid_methods", None):
+        headers["Allow"] = ", ".join(exc.valid_methods or [])
+    if status == 429:
+        headers["Retry-After"] = _retry_after()
+    detail = _detail(exc, status)
+    if _wants_json():
+        return problem(status, detail, headers=headers)
+    page = render_template("error.html", status=status, title=exc.name, detail=detail)
+    return Response(page, status=status, headers=headers)
+
+
+def _detail(exc: HTTPException, status: int) -> str:
+    """Return an error detail a person can act on."""
+    from flask import current_app
+
+    if status == 413:
+        cap = current_app.config["MAX_CONTENT_LENGTH"]
+        return f"The request body is larger than the cap of {cap} bytes."
+    if status == 429:
+        return f"Too many jobs created; the limit is {exc.description} per client. Retry later."
+    if status == 404:
+        return f"Nothing at {request.path}."
+    if status == 405:
+        return f"{request.method} is not allowed on {request.path}."
+    return str(exc.description)
+
+
+def _retry_after() -> str:
+    """Seconds until the current rate-limit window resets (at least 1)."""
+    import time
+
+    from flask import current_app
+
+    limit = current_app.extensions["alphametic.limiter"].current_limit
+    if limit is None:
+        return "1"
+    return str(max(1, int(limit.reset_at - time.time()) + 1))
+
+
+def _unavailable(exc: Unavailable) -> Any:
+    """Answer 503 with Retry-After while Redis cannot be reached."""
+    log.warning("job store unavailable: %s", exc)
+    detail = "The job store (Redis) cannot be reached right now; retry in a few seconds."
+    headers = {"Retry-After": "5"}
+    if _wants_json():
+        return problem(503, detail, headers=headers)
+    page = render_template("error.html", status=503, title="Service unavailable", detail=detail)
+    return Response(page, status=503, headers=headers)
+
+
+def _server_error(exc: Exception) -> Any:
+    """Log an unexpected error and answer 500 without leaking internals."""
+    log.exception("unhandled error on %s %s", request.method, request.path)
+    detail = "Something went wrong on our side; the error has been logged."
+    if _wants_json():
+        return problem(500, detail)
+    page = render_template("error.html", status=500, title="Server error", detail=detail)
+    return Response(page, status=500)
+
+
+def _register_errors(app: Flask) -> None:
+    """Install the error handlers."""
+    app.register_error_handler(ApiProblem, lambda exc: exc.response())
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(Unavailable, _unavailable)
+    app.register_error_handler(Exception, _server_error)

@@ -1,0 +1,186 @@
+"""The JSON API: create, inspect, page through and cancel jobs."""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+from flask import Blueprint, Response, current_app, json, jsonify, request, url_for
+
+from alphametic import PuzzleError
+from web.jobview import job_or_none, page_items, store, valid_id
+from web.openapi import build_document
+from web.problems import ApiProblem
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+JOB_FIELDS = {"puzzle", "mode", "options"}
+OPTION_FIELDS = {"base", "leading_zeros", "fixed"}
+MODES = ("solve", "enumerate")
+
+
+def _invalid(detail: str, field: str) -> ApiProblem:
+    """Build the 422 problem for a malformed request field."""
+    return ApiProblem(422, detail, slug="invalid-request", field=field)
+
+
+def _require_json() -> None:
+    """Refuse (415) a body that is not declared application/json."""
+    if request.mimetype != "application/json":
+        sent = request.mimetype or "no Content-Type"
+        raise ApiProblem(415, f"Send the body as application/json (got {sent}).")
+
+
+def _json_body() -> dict[str, Any]:
+    """Parse the request body as a JSON object or raise a 422 problem."""
+    _require_json()
+    raw = request.get_data(cache=True)  # raises 413 past MAX_CONTENT_LENGTH
+    try:
+        body = json.loads(raw)
+    except ValueError as exc:
+        raise _invalid(f"The body is not valid JSON: {exc}.", "body") from exc
+    if not isinstance(body, dict):
+        raise _invalid("The body must be a JSON object with a 'puzzle' field.", "body")
+    return body
+
+
+def _options(value: object) -> dict[str, Any]:
+    """Check the shape of the options object (values are checked by the engine)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _invalid("'options' must be an object.", "options")
+    unknown = sorted(set(value) - OPTION_FIELDS)
+    if unknown:
+        raise _invalid(f"Unknown option(s): {', '.join(unknown)}.", "options")
+    base = value.get("base")
+    if "base" in value and (isinstance(base, bool) or not isinstance(base, int)):
+        raise _invalid("'options.base' must be an integer from 2 to 36.", "options.base")
+    if "leading_zeros" in value and not isinstance(value["leading_zeros"], str):
+        raise _invalid("'options.leading_zeros' must be a string.", "options.leading_zeros")
+    fixed = value.get("fixed")
+    if "fixed" in value and not (
+        isinstance(fixed, dict)
+        and all(isinstance(d, int) and not isinstance(d, bool) for d in fixed.values())
+    ):
+        raise _invalid("'options.fixed' must map letters to integer digits.", "options.fixed")
+    return dict(value)
+
+
+def parse_job_request(body: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """Validate the job request's fields and return (mode, puzzle, options)."""
+    unknown = sorted(set(body) - JOB_FIELDS)
+    if unknown:
+        raise _invalid(f"Unknown field(s): {', '.join(unknown)}.", "body")
+    puzzle = body.get("puzzle")
+    if not isinstance(puzzle, str):
+        raise _invalid("'puzzle' is required and must be a string.", "puzzle")
+    mode = body.get("mode", "solve")
+    if mode not in MODES:
+        raise _invalid("'mode' must be 'solve' or 'enumerate'.", "mode")
+    return str(mode), puzzle, _options(body.get("options"))
+
+
+def job_body(job: Any) -> dict[str, Any]:
+    """Return the job's status body with links to its other resources."""
+    body: dict[str, Any] = job.to_dict()
+    body["links"] = {
+        "self": url_for("api.get_job", job_id=job.id),
+        "solutions": url_for("api.get_solutions", job_id=job.id),
+        "cancel": url_for("api.cancel_job", job_id=job.id),
+        "page": url_for("pages.job_page", job_id=job.id),
+    }
+    return body
+
+
+def status_response(job: Any, status: int = 200) -> Response:
+    """Answer with the job's status body, plus Retry-After while it is still going."""
+    response = jsonify(job_body(job))
+    response.status_code = status
+    if not job.done:
+        response.headers["Retry-After"] = str(current_app.config["POLL_SECONDS"])
+    return response
+
+
+def _int_arg(name: str, default: int, low: int, high: int) -> int:
+    """Read an integer query argument within [low, high] or raise a 422 problem."""
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise _invalid(f"'{name}' must be an integer.", name) from None
+    if not low <= value <= high:
+        raise _invalid(f"'{name}' must be between {low} and {high} (got {value}).", name)
+    return value
+
+
+@bp.post("/jobs")
+def create_job() -> Response:
+    """Queue a job and answer 202 with its status and Location."""
+    mode, puzzle, options = parse_job_request(_json_body())
+    try:
+        job = store().submit(mode, puzzle, options)
+    except PuzzleError as exc:
+        raise ApiProblem(
+            422, str(exc), slug="puzzle-error", field="puzzle", position=exc.position
+        ) from exc
+    except ValueError as exc:  # jobs.OptionsError and friends
+        raise _invalid(str(exc), "options") from exc
+    response = status_response(job, 202)
+    response.headers["Location"] = url_for("api.get_job", job_id=job.id)
+    return response
+
+
+@bp.get("/jobs/<job_id>")
+def get_job(job_id: str) -> Response:
+    """Answer with the job's status body."""
+    return status_response(job_or_none(job_id) or _missing(job_id))
+
+
+@bp.post("/jobs/<job_id>/cancel")
+def cancel_job(job_id: str) -> Response:
+    """Cancel the job (idempotent) and answer with its status body."""
+    if request.content_type and request.mimetype != "application/json":
+        _require_json()  # refuses form posts, so other sites cannot cancel jobs
+    result = store().cancel(job_id) if valid_id(job_id) else None
+    if result is None:
+        _missing(job_id)
+    return status_response(result[0])
+
+
+@bp.get("/jobs/<job_id>/solutions")
+def get_solutions(job_id: str) -> Response:
+    """Answer with one page of the job's solutions."""
+    job = job_or_none(job_id) or _missing(job_id)
+    offset = _int_arg("offset", 0, 0, 10**9)
+    cap = int(current_app.config["MAX_PAGE_SIZE"])
+    limit = _int_arg("limit", min(100, cap), 1, cap)
+    page = store().solutions(job.id, offset=offset, limit=limit)
+    if page is None:
+        _missing(job_id)
+    body = {
+        "job": job.id,
+        "offset": offset,
+        "limit": limit,
+        "total": page.total,
+        "truncated": page.truncated,
+        "done": job.done,
+        "items": page_items(job, page.items),
+    }
+    if offset + limit < page.total:
+        body["next"] = url_for(
+            "api.get_solutions", job_id=job.id, offset=offset + limit, limit=limit
+        )
+    return jsonify(body)
+
+
+@bp.get("/openapi.json")
+def openapi() -> Response:
+    """Serve the OpenAPI 3.1 document describing this API."""
+    return jsonify(build_document(current_app))
+
+
+def _missing(job_id: str) -> NoReturn:
+    """Raise the 404 problem for an unknown job id."""
+    raise ApiProblem(404, f"No job with id '{job_id}' (it may have expired).", slug="unknown-job")

@@ -1,0 +1,33 @@
+"""Liveness and readiness probes."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify
+
+from web.jobview import store
+from worker.jobs import Unavailable
+
+bp = Blueprint("health", __name__)
+QUEUES = ("solve", "enumerate")
+
+
+@bp.get("/healthz")
+def healthz() -> Response:
+    """Answer 200 as long as the process serves requests."""
+    return jsonify(status="ok")
+
+
+@bp.get("/readyz")
+def readyz() -> Response:
+    """Answer 200 when Redis answers and every queue has a worker, else 503."""
+    try:
+        health = dict(store().health())
+    except Unavailable:
+        health = {"redis": False, "workers": {}}
+    workers = health.get("workers") or {}
+    ready = bool(health.get("redis")) and all(workers.get(q, 0) >= 1 for q in QUEUES)
+    response = jsonify(status="ready" if ready else "not ready", **health)
+    if not ready:
+        response.status_code = 503
+        response.headers["Retry-After"] = "5"
+    return response

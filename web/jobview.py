@@ -1,0 +1,71 @@
+"""What both blueprints need from the job store: lookups and rendered solutions."""
+
+from __future__ import annotations
+
+import functools
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from flask import current_app
+
+import alphametic
+from worker.jobs import JobStore
+
+
+def store() -> JobStore:
+    """Return the app's JobStore."""
+    job_store: JobStore = current_app.extensions["alphametic.store"]
+    return job_store
+
+
+def valid_id(job_id: str) -> bool:
+    """Tell whether the id looks like a uuid4 (anything else cannot name a job)."""
+    try:
+        return str(uuid.UUID(job_id)) == job_id.lower()
+    except ValueError:
+        return False
+
+
+def job_or_none(job_id: str) -> Any:
+    """Return the job with this id, or None when the id is malformed or unknown."""
+    return store().get(job_id) if valid_id(job_id) else None
+
+
+@functools.lru_cache(maxsize=256)
+def _puzzle(text: str, base: int, leading_zeros: str, fixed: tuple[tuple[str, int], ...]) -> Any:
+    """Parse a stored job's puzzle once (the job store already validated it)."""
+    return alphametic.parse(text, base=base, leading_zeros=leading_zeros, fixed=dict(fixed))
+
+
+def puzzle_of(job: Any) -> Any:
+    """Return the engine's Puzzle for a job."""
+    options: Mapping[str, Any] = job.options or {}
+    fixed = tuple(sorted((options.get("fixed") or {}).items()))
+    return _puzzle(
+        job.puzzle,
+        int(options.get("base", 10)),
+        str(options.get("leading_zeros", "multi-letter")),
+        fixed,
+    )
+
+
+def page_items(job: Any, items: Iterable[Mapping[str, int]]) -> list[dict[str, Any]]:
+    """Pair every solution with its one-line rendering."""
+    puzzle = puzzle_of(job)
+    return [
+        {"solution": dict(item), "line": alphametic.render_line(puzzle, item)} for item in items
+    ]
+
+
+def answer_of(job: Any) -> dict[str, Any] | None:
+    """Return the drawings of a job's answer: column sum, one line and the letter table."""
+    if not job.solution:
+        return None
+    puzzle = puzzle_of(job)
+    solution = dict(job.solution)
+    return {
+        "sum": alphametic.render_sum(puzzle, solution),
+        "line": alphametic.render_line(puzzle, solution),
+        "letters": [(letter, solution[letter]) for letter in puzzle.letters],
+    }
