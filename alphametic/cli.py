@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -16,8 +17,9 @@ from .search import Search, as_dict
 
 __all__ = ["main"]
 
-# Exit statuses: solved, no solution, bad input, interrupted by the user (128 + SIGINT).
-EXIT_SOLVED, EXIT_NO_SOLUTION, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+# Exit statuses: solved, no solution, bad input; then 128 + SIGINT / SIGPIPE as shells report.
+EXIT_SOLVED, EXIT_NO_SOLUTION, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
 _BAR_WIDTH = 30
 _BAR_DELAY = 0.5  # seconds before a bar appears, so quick searches print nothing extra
 _BAR_EVERY = 0.1  # seconds between redraws
@@ -48,6 +50,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nalphametic: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader (say `| head`) left: silence the final flush instead of a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 def _build_parser() -> argparse.ArgumentParser:
