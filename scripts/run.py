@@ -27,7 +27,7 @@ from scripts.embedded_redis import (
     redis_binary,
     wait_ready,
 )
-from scripts.supervisor import Child, Supervisor, say
+from scripts.supervisor import Child, Supervisor, become_subreaper, say
 
 STOP_TIMEOUT = 5.0  # seconds each stage may take to exit cleanly before SIGKILL
 START_TIMEOUT = 60.0  # seconds for gunicorn to answer the first request
@@ -208,6 +208,7 @@ def serve(config: RunConfig, root: Path, stop: StopRequest) -> int:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     if not env.get("ALPHAMETIC_SECRET_KEY", "").strip():
         env["ALPHAMETIC_SECRET_KEY"] = secret_key(config.var_dir)
+    become_subreaper()  # so grandchildren orphaned by a killed child are ours to reap
     sup = Supervisor(root, env)
     redis_child: Child | None = None
     code = 1

