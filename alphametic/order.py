@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from math import gcd
+from operator import mul
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ class Plan:
         letters = puzzle.letters
         live = [x for x in letters if x not in fixed and coefficients[x]]
         # Lowest column first (base-adic valuation), then biggest weight: columns close early.
-        live.sort(key=lambda x: (valuation(coefficients[x], base), -abs(coefficients[x])))
+        live.sort(key=lambda x: -abs(coefficients[x]))
         idle = [x for x in letters if x not in fixed and not coefficients[x]]
         order = self.order = tuple(live + idle)
         n = self.n = len(order)
@@ -72,6 +73,7 @@ class Plan:
         slots.update({x: n + k for k, x in enumerate(fixed)})
         self.slots = tuple(slots[x] for x in letters)
         self.fixed_digits = list(fixed.values())
+        self._signs: list[tuple[list[int], list[int]]] | None = None
         self._moduli()
         self._idle(nonzero)
 
@@ -106,22 +108,23 @@ class Plan:
             falling(r, z) - k * falling(r - 1, z - 1) if z else 1 for r in range(self.base + 1)
         ]
 
-    def bounds(self, i: int, used: int) -> tuple[int, int]:
-        """Return (a, b) so that depth i's digit lies in [-((s + a) // c), (-s - b) // c]."""
+    def rest_range(self, i: int, used: int) -> tuple[int, int]:
+        """Return (min, max) of the sum over letters i+1..last using distinct unused digits."""
+        if self._signs is None:
+            self._signs = [self._split(j) for j in range(max(self.last, 0))]
+        pos, neg = self._signs[i]
         avail = [x for x in range(self.base) if not used >> x & 1]
-        rest = self.coef[i + 1 : self.last + 1]
-        pos = sorted((c for c in rest if c > 0), reverse=True)
-        neg = sorted(c for c in rest if c < 0)
         top = avail[::-1]
         # Rearrangement: the sum is largest when big coefficients get big digits, and the
         # positive and negative letters never compete for a digit (there are enough free).
-        hi = sum(c * d for c, d in zip(pos, top, strict=False)) + sum(
-            c * d for c, d in zip(neg, avail, strict=False)
-        )
-        lo = sum(c * d for c, d in zip(pos, avail, strict=False)) + sum(
-            c * d for c, d in zip(neg, top, strict=False)
-        )
-        return (hi, lo) if self.coef[i] > 0 else (lo, hi)
+        hi = sum(map(mul, pos, top)) + sum(map(mul, neg, avail))
+        lo = sum(map(mul, pos, avail)) + sum(map(mul, neg, top))
+        return lo, hi
+
+    def _split(self, i: int) -> tuple[list[int], list[int]]:
+        """Return the positive (descending) and negative (ascending) coefficients after i."""
+        rest = self.coef[i + 1 : self.last + 1]
+        return sorted((c for c in rest if c > 0), reverse=True), sorted(c for c in rest if c < 0)
 
     def candidates(
         self, i: int, s: int, used: int, bounds: dict[int, tuple[int, int]]
@@ -135,18 +138,23 @@ class Plan:
             q, r = divmod(-s, c)
             ok = not r and dlo <= q <= dhi and not used >> q & 1
             return [q] if ok else []
-        key = used << 6 | i
-        if key not in bounds:
-            bounds[key] = self.bounds(i, used)
-        a, b = bounds[key]
-        dlo, dhi = max(dlo, -((s + a) // c)), min(dhi, (-s - b) // c)
+        low, high = bounds[used << 6 | i]
+        if c < 0:
+            low, high = high, low
+        dlo, dhi = max(dlo, -((s + high) // c)), min(dhi, (-s - low) // c)
         m = self.step[i]
         if m > 1:
             g = self.g[i]
             if s % g:
                 return []
             dlo += ((-s // g) * self.inv[i] - dlo) % m
-        out = [d for d in range(dlo, dhi + 1, m) if not used >> d & 1]
+        out = []
+        for d in range(dlo, dhi + 1, m):
+            if used >> d & 1:
+                continue
+            low, high = bounds[(used | 1 << d) << 6 | i]
+            if low <= -(s + c * d) <= high:
+                out.append(d)
         if i + 1 == self.last:
             out = [d for d in out if self.candidates(i + 1, s + c * d, used | 1 << d, bounds)]
         return out
@@ -164,3 +172,19 @@ class Plan:
             done += avail.index(d) * width
             used |= 1 << d
         return done
+
+
+class Ranges(dict[int, tuple[int, int]]):
+    """Lazy cache: key used << 6 | i -> plan.rest_range(i, used), built only when visited."""
+
+    def __init__(self, plan: Plan) -> None:
+        """Start empty for one plan."""
+        super().__init__()
+        self.plan = plan
+
+    def __missing__(self, key: int) -> tuple[int, int]:
+        """Compute a range on first use (and keep it unless the cache is full)."""
+        value = self.plan.rest_range(key & 63, key >> 6)
+        if len(self) < BOUNDS_CAP:
+            self[key] = value
+        return value

@@ -8,7 +8,7 @@ from operator import itemgetter
 from time import monotonic
 from typing import TYPE_CHECKING
 
-from .order import BOUNDS_CAP, Plan
+from .order import Plan, Ranges
 
 if TYPE_CHECKING:
     from .puzzle import Puzzle
@@ -123,8 +123,7 @@ class Search:
             plan.g,
             plan.inv,
         )
-        bounds: dict[int, tuple[int, int]] = {}
-        get_bounds, make_bounds = bounds.get, plan.bounds
+        rest = Ranges(plan)
         slots = plan.slots
         pick: Callable[[list[int]], tuple[int, ...]]
         if len(slots) == 1:
@@ -157,15 +156,13 @@ class Search:
                 tick(i)
                 budget = self._batch
             c = coef[i]
-            key = used << 6 | i
-            b = get_bounds(key)
-            if b is None:
-                b = make_bounds(i, used)
-                if len(bounds) < BOUNDS_CAP:
-                    bounds[key] = b
-            a, b_ = b
-            lo = -((s + a) // c)
-            hi = (-s - b_) // c
+            low, high = rest[used << 6 | i]
+            if c > 0:
+                lo = -((s + high) // c)
+                hi = (-s - low) // c
+            else:
+                lo = -((s + low) // c)
+                hi = (-s - high) // c
             if lo < dlo_[i]:
                 lo = dlo_[i]
             if hi > dhi_[i]:
@@ -194,9 +191,14 @@ class Search:
                         yield from idle(last + 1, used | 1 << d | 1 << q)
             else:
                 for d in range(lo, hi + 1, m):
-                    if not used >> d & 1:
+                    if used >> d & 1:
+                        continue
+                    u = used | 1 << d
+                    t = s + c * d
+                    low, high = rest[u << 6 | i]
+                    if t + low <= 0 <= t + high:
                         path[i] = d
-                        yield from node(i1, s + c * d, used | 1 << d)
+                        yield from node(i1, t, u)
 
         try:
             if last < 0:
@@ -230,8 +232,7 @@ class Search:
             plan.g,
             plan.inv,
         )
-        bounds: dict[int, tuple[int, int]] = {}
-        get_bounds, make_bounds = bounds.get, plan.bounds
+        rest = Ranges(plan)
         memo: dict[tuple[int, int, int], int] = {}
         get_memo = memo.get
         with0, free0, start = plan.with0, plan.free0, plan.idle_start
@@ -265,15 +266,13 @@ class Search:
                 tick(i)
                 budget = self._batch
             c = coef[i]
-            key = used << 6 | i
-            b = get_bounds(key)
-            if b is None:
-                b = make_bounds(i, used)
-                if len(bounds) < BOUNDS_CAP:
-                    bounds[key] = b
-            a, b_ = b
-            lo = -((s + a) // c)
-            hi = (-s - b_) // c
+            low, high = rest[used << 6 | i]
+            if c > 0:
+                lo = -((s + high) // c)
+                hi = (-s - low) // c
+            else:
+                lo = -((s + low) // c)
+                hi = (-s - high) // c
             if lo < dlo_[i]:
                 lo = dlo_[i]
             if hi > dhi_[i]:
@@ -299,9 +298,14 @@ class Search:
                     total += k
             else:
                 for d in range(lo, hi + 1, m):
-                    if not used >> d & 1:
+                    if used >> d & 1:
+                        continue
+                    u = used | 1 << d
+                    t = s + c * d
+                    low, high = rest[u << 6 | i]
+                    if t + low <= 0 <= t + high:
                         path[i] = d
-                        total += node(i1, s + c * d, used | 1 << d)
+                        total += node(i1, t, u)
             if len(memo) < MEMO_CAP:
                 memo[mk] = total
             return total
@@ -328,7 +332,7 @@ def shards(puzzle: Puzzle, depth: int) -> list[tuple[tuple[int, ...], float]]:
     if plan.empty or (plan.last < 0 and plan.s0 != 0):
         return []
     out: list[tuple[tuple[int, ...], float]] = []
-    bounds: dict[int, tuple[int, int]] = {}
+    bounds = Ranges(plan)
 
     def walk(i: int, s: int, used: int, prefix: tuple[int, ...], weight: float) -> None:
         if i == depth:
@@ -349,7 +353,7 @@ def estimate(puzzle: Puzzle, probes: int = 24) -> float:
     if plan.empty:
         return 1.0
     rng = random.Random(0)
-    bounds: dict[int, tuple[int, int]] = {}
+    bounds = Ranges(plan)
     total = 0.0
     for _ in range(probes):
         s, used, size, product = plan.s0, plan.used0, 1.0, 1.0
