@@ -1,0 +1,118 @@
+"""One delivery of a job to a worker: claiming it and the guarded writes that name the attempt."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from dataclasses import dataclass
+
+import redis
+
+from .config import Settings
+from .jobs import key_for
+from .scripts import CLAIM, UPDATE
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What claiming a job gave: run it, or why not (done, gone, busy, canceled, failed)."""
+
+    status: str
+    attempt: int
+    lease: float | None
+    holder: str
+
+
+def holder_name(node: str) -> str:
+    """Who holds a running job: "<celery node>|<machine>|<pid>" (pid of the pool process)."""
+    return f"{node}|{socket.gethostname()}|{os.getpid()}"
+
+
+def holder_is_dead(holder: str) -> bool:
+    """True when the holder is a process on this machine that no longer exists."""
+    try:
+        _node, machine, pid = holder.rsplit("|", 2)
+        if machine != socket.gethostname():
+            return False
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except (ValueError, PermissionError):
+        return False
+    return False
+
+
+class Attempt:
+    """The Redis side of one attempt: claim, then writes that are refused once stale."""
+
+    def __init__(self, client: redis.Redis, settings: Settings, job_id: str) -> None:
+        self.client = client
+        self.settings = settings
+        self.job_id = job_id
+        self.number = 0
+        prefix = settings.key_prefix
+        self.keys = [
+            key_for(prefix, "job", job_id),
+            key_for(prefix, "solutions", job_id),
+            key_for(prefix, "grid", job_id),
+            key_for(prefix, "leases"),
+        ]
+
+    def claim(self, holder: str, *, force: bool = False) -> Claim:
+        """Atomically start a new attempt (clearing a previous attempt's partial output)."""
+        now = time.time()
+        lease = now + self.settings.lease_seconds
+        status, attempt, lease_s, held_by = self.client.eval(
+            CLAIM,
+            4,
+            *self.keys,
+            repr(now),
+            repr(lease),
+            holder,
+            self.settings.max_attempts,
+            self.settings.ttl,
+            self.job_id,
+            "1" if force else "0",
+        )
+        self.number = int(attempt)
+        return Claim(str(status), int(attempt), float(lease_s) if lease_s else None, held_by)
+
+    def write(
+        self,
+        fields: dict[str, str],
+        grid: dict[str, str],
+        solutions: list[str],
+        seq: int,
+        final: str = "",
+    ) -> int:
+        """Write progress, grid cells and one batch of solutions; 0 = refused, 2 = cancel asked.
+
+        The batch is applied only if seq is newer than the last applied one, so resending a
+        batch whose reply was lost never duplicates solutions.
+        """
+        now = time.time()
+        args: list[str | int | float] = [
+            self.number,
+            repr(now),
+            repr(now + self.settings.lease_seconds),
+            self.settings.ttl,
+            self.settings.max_stored_solutions,
+            seq,
+            self.job_id,
+            final,
+            len(fields),
+        ]
+        for name, value in fields.items():
+            args += [name, value]
+        args.append(len(grid))
+        for name, value in grid.items():
+            args += [name, value]
+        args += solutions
+        return int(self.client.eval(UPDATE, 4, *self.keys, *args))
+
+    def poll(self) -> tuple[bool, bool]:
+        """Read (still mine, cancel requested) in one round trip."""
+        state, attempt, cancel = self.client.hmget(self.keys[0], "state", "attempt", "cancel")
+        mine = state == "running" and attempt == str(self.number)
+        return mine, bool(cancel)

@@ -1,0 +1,102 @@
+"""The Celery application, configured from Settings and hardened for long, cancellable jobs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import Celery
+from kombu import Exchange, Queue
+
+from .config import Settings
+
+# Task name per job mode; each mode has its own queue of the same name.
+TASK_NAMES: dict[str, str] = {
+    "solve": "worker.tasks.solve_job",
+    "enumerate": "worker.tasks.enumerate_job",
+}
+# Extra seconds between the job's own soft limit (enforced by the search hook, which saves
+# partial results cleanly) and Celery's soft limit, which interrupts wherever the task is.
+SOFT_LIMIT_MARGIN = 2.0
+
+
+def celery_config(settings: Settings) -> dict[str, Any]:
+    """Celery settings, each with the reason it is set."""
+    return {
+        "broker_url": settings.redis_url,
+        # The job record in Redis is the result store: no Celery result backend, no PENDING.
+        "result_backend": None,
+        "task_ignore_result": True,
+        # Should a result backend be configured later, its writes must survive a Redis restart.
+        "result_backend_always_retry": True,
+        # Acknowledge after the run, and re-queue when the pool process dies mid-job.
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        # Reserve one message at a time, so a short job never waits behind a prefetched long one.
+        "worker_prefetch_multiplier": 1,
+        "worker_disable_prefetch": True,
+        # Two queues, so a burst of enumerations never delays a solve.
+        # Each queue has its own direct exchange and key: a message can reach only one queue.
+        "task_queues": [Queue(q, Exchange(q, type="direct"), routing_key=q) for q in TASK_NAMES],
+        "task_default_queue": "solve",
+        "task_default_exchange": "solve",
+        "task_default_routing_key": "solve",
+        "task_routes": {
+            name: {"queue": mode, "exchange": mode, "routing_key": mode}
+            for mode, name in TASK_NAMES.items()
+        },
+        # Per-kind limits: Celery's soft limit backs up the hook's, the hard one kills the process.
+        "task_annotations": {
+            name: {
+                "soft_time_limit": settings.soft_limit(mode) + SOFT_LIMIT_MARGIN,
+                "time_limit": max(
+                    settings.hard_limit(mode), settings.soft_limit(mode) + 2 * SOFT_LIMIT_MARGIN
+                ),
+            }
+            for mode, name in TASK_NAMES.items()
+        },
+        # Redis re-delivers unacknowledged messages after this: it must outlast any running job.
+        "broker_transport_options": {
+            "visibility_timeout": settings.visibility_timeout,
+            "socket_timeout": settings.redis_timeout,
+            "socket_connect_timeout": min(settings.redis_timeout, 2.0),
+        },
+        # Survive Redis being down at start or restarting later: retry the broker forever.
+        "broker_connection_retry_on_startup": True,
+        "broker_connection_retry": True,
+        "broker_connection_max_retries": None,
+        # On connection loss, cancel running tasks so their messages are re-queued, not lost.
+        "worker_cancel_long_running_tasks_on_connection_loss": True,
+        # A submit must fail fast (503) rather than hang when the broker is unreachable.
+        "task_publish_retry_policy": {
+            "max_retries": 2,
+            "interval_start": 0,
+            "interval_step": 0.2,
+            "interval_max": 0.5,
+        },
+        # Explicit expiries: JobStore sends every message with expires=ttl (it dies with its
+        # record), and any stored result would expire alike.
+        "result_expires": settings.ttl,
+        # Plain JSON only: never unpickle anything that came over the wire.
+        "task_serializer": "json",
+        "accept_content": ["json"],
+        # Progress lives in the job record; Celery task events would only duplicate it.
+        "worker_send_task_events": False,
+        "task_send_sent_event": False,
+        "task_track_started": False,
+        "worker_hijack_root_logger": False,
+    }
+
+
+def make_app(settings: Settings | None = None, *, current: bool = False) -> Celery:
+    """Create a Celery app for these settings (from the environment when omitted)."""
+    settings = settings or Settings.from_env()
+    app = Celery("worker", set_as_current=current, include=["worker.tasks"])
+    app.conf.update(celery_config(settings))
+    app.conf.alphametic_settings = settings
+    from .heartbeat import Heartbeat
+
+    app.steps["worker"].add(Heartbeat)
+    return app
+
+
+app = make_app(current=True)

@@ -1,0 +1,116 @@
+"""Settings from the environment: the one place web and worker read their configuration."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+class ConfigError(ValueError):
+    """An environment variable holds a value that cannot be used."""
+
+
+# Environment variable for each Settings field (fields absent here are derived, not read).
+ENV_NAMES: dict[str, str] = {
+    "redis_url": "REDIS_URL",
+    "key_prefix": "ALPHAMETIC_KEY_PREFIX",
+    "ttl": "ALPHAMETIC_TTL",
+    "solve_soft_limit": "ALPHAMETIC_SOLVE_SOFT_LIMIT",
+    "solve_hard_limit": "ALPHAMETIC_SOLVE_HARD_LIMIT",
+    "enumerate_soft_limit": "ALPHAMETIC_ENUMERATE_SOFT_LIMIT",
+    "enumerate_hard_limit": "ALPHAMETIC_ENUMERATE_HARD_LIMIT",
+    "max_stored_solutions": "ALPHAMETIC_MAX_STORED_SOLUTIONS",
+    "max_attempts": "ALPHAMETIC_MAX_ATTEMPTS",
+    "lease_seconds": "ALPHAMETIC_LEASE_SECONDS",
+    "heartbeat_interval": "ALPHAMETIC_HEARTBEAT_INTERVAL",
+    "progress_interval": "ALPHAMETIC_PROGRESS_INTERVAL",
+    "cancel_poll_interval": "ALPHAMETIC_CANCEL_POLL_INTERVAL",
+    "flush_interval": "ALPHAMETIC_FLUSH_INTERVAL",
+    "flush_size": "ALPHAMETIC_FLUSH_SIZE",
+    "redis_timeout": "ALPHAMETIC_REDIS_TIMEOUT",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything configurable about the job system, with production defaults."""
+
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    key_prefix: str = "alphametic"
+    ttl: int = 86_400  # seconds every job key lives after its last write
+    solve_soft_limit: float = 60.0  # a solve job ends failed "time limit" after this
+    solve_hard_limit: float = 90.0  # the pool process is killed after this (backstop)
+    enumerate_soft_limit: float = 1_800.0
+    enumerate_hard_limit: float = 1_900.0
+    max_stored_solutions: int = 1_000_000  # beyond this the job counts but stores no more
+    max_attempts: int = 3  # deliveries of one job before it is failed instead of re-run
+    lease_seconds: float = 10.0  # a running job's lease; renewed with every progress write
+    heartbeat_interval: float = 2.0  # how often a worker announces itself in Redis
+    progress_interval: float = 0.2  # at most one progress write per this many seconds
+    cancel_poll_interval: float = 0.02  # how often the search reads the cancel flag
+    flush_interval: float = 0.1  # solutions are pushed at least this often ...
+    flush_size: int = 1_000  # ... or as soon as this many are pending
+    redis_timeout: float = 5.0  # socket timeout of every Redis call
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Build settings from environment variables, defaulting what is unset or empty."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = env.get(ENV_NAMES[f.name], "").strip()
+            if raw:
+                values[f.name] = _convert(f.name, raw, type(getattr(cls, f.name)))
+        settings = cls(**values)
+        settings.validate()
+        return settings
+
+    def replace(self, **changes: Any) -> Settings:
+        """Return a copy with some fields changed (validated like from_env)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data.update(changes)
+        settings = Settings(**data)
+        settings.validate()
+        return settings
+
+    def validate(self) -> None:
+        """Raise ConfigError when limits are inconsistent."""
+        if not self.key_prefix or any(c in self.key_prefix for c in " {}*?[]"):
+            raise ConfigError(f"ALPHAMETIC_KEY_PREFIX {self.key_prefix!r} is not a usable prefix")
+        for kind in ("solve", "enumerate"):
+            soft, hard = self.soft_limit(kind), self.hard_limit(kind)
+            if not 0 < soft < hard:
+                raise ConfigError(f"{kind}: need 0 < soft limit ({soft}) < hard limit ({hard})")
+        if self.ttl <= 0 or self.max_stored_solutions < 0 or self.max_attempts < 1:
+            raise ConfigError("ttl must be > 0, max_stored_solutions >= 0, max_attempts >= 1")
+
+    def soft_limit(self, mode: str) -> float:
+        """Soft time limit in seconds for jobs of this mode."""
+        return self.solve_soft_limit if mode == "solve" else self.enumerate_soft_limit
+
+    def hard_limit(self, mode: str) -> float:
+        """Hard time limit in seconds for jobs of this mode."""
+        return self.solve_hard_limit if mode == "solve" else self.enumerate_hard_limit
+
+    @property
+    def visibility_timeout(self) -> int:
+        """Broker visibility timeout: well past the longest hard limit, so no early redelivery."""
+        return int(max(self.solve_hard_limit, self.enumerate_hard_limit)) + 600
+
+    def env(self) -> dict[str, str]:
+        """These settings as environment variables (to start a worker subprocess with them)."""
+        return {ENV_NAMES[f.name]: str(getattr(self, f.name)) for f in fields(self)}
+
+
+def _convert(name: str, raw: str, kind: type) -> Any:
+    """Convert one environment string to the field's type or raise ConfigError."""
+    try:
+        if kind is int:
+            return int(raw)
+        if kind is float:
+            return float(raw)
+    except ValueError:
+        raise ConfigError(f"{ENV_NAMES[name]}={raw!r} is not a {kind.__name__}") from None
+    return raw

@@ -1,0 +1,111 @@
+"""Lua scripts that make every job transition atomic and guarded inside Redis.
+
+Each script gets its keys from Python (built by worker.jobs.key_for) and returns a short status.
+Terminal states are final: no script moves a succeeded/failed/canceled job anywhere else, and
+every write by a worker names its attempt number, so an earlier delivery of the same job (a
+stale attempt) is refused.
+"""
+
+from __future__ import annotations
+
+# KEYS: job hash, solutions list, grid hash, leases zset.
+# ARGV: now, lease_until, holder, max_attempts, ttl, job_id, force ("1" = ignore a live lease).
+# Returns {status, attempt, lease, holder}; status: run | done | gone | busy | canceled | failed.
+CLAIM = """
+local s = redis.call('HMGET', KEYS[1], 'state', 'attempt', 'cancel', 'lease', 'holder')
+if not s[1] then return {'gone', 0, '', ''} end
+local state, attempt = s[1], tonumber(s[2] or '0')
+if state == 'succeeded' or state == 'failed' or state == 'canceled' then
+  return {'done', attempt, '', ''}
+end
+local now = ARGV[1]
+if s[3] and s[3] ~= '' then
+  redis.call('HSET', KEYS[1], 'state', 'canceled', 'finished', now, 'eta', '')
+  redis.call('ZREM', KEYS[4], ARGV[6])
+  return {'canceled', attempt, '', ''}
+end
+if state == 'running' and ARGV[7] ~= '1' and tonumber(s[4] or '0') > tonumber(now) then
+  return {'busy', attempt, s[4], s[5] or ''}
+end
+if attempt >= tonumber(ARGV[4]) then
+  redis.call('HSET', KEYS[1], 'state', 'failed', 'finished', now, 'eta', '',
+    'error', 'gave up after ' .. attempt .. ' attempts (worker lost)')
+  redis.call('ZREM', KEYS[4], ARGV[6])
+  return {'failed', attempt, '', ''}
+end
+attempt = attempt + 1
+redis.call('DEL', KEYS[2], KEYS[3])
+if not redis.call('HGET', KEYS[1], 'started') or redis.call('HGET', KEYS[1], 'started') == '' then
+  redis.call('HSET', KEYS[1], 'started', now)
+end
+redis.call('HSET', KEYS[1], 'state', 'running', 'attempt', attempt, 'lease', ARGV[2],
+  'holder', ARGV[3], 'progress', '0', 'nodes', '0', 'found', '0', 'truncated', '0',
+  'batch', '0', 'eta', '', 'error', '', 'solution', '', 'run_started', now)
+redis.call('ZADD', KEYS[4], ARGV[2], ARGV[6])
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+redis.call('EXPIRE', KEYS[4], ARGV[5])
+return {'run', attempt, ARGV[2], ARGV[3]}
+"""
+
+# KEYS: job hash, solutions list, grid hash, leases zset.
+# ARGV: attempt, now, lease_until, ttl, cap, batch_seq, job_id, final_state ('' = still running),
+#       n_fields, field/value pairs..., n_grid, grid field/value pairs..., solution strings...
+# Returns 0 when refused (stale attempt or job not running), 1 when written, 2 when written
+# and a cancel has been requested.
+UPDATE = """
+local s = redis.call('HMGET', KEYS[1], 'state', 'attempt', 'cancel', 'batch')
+if s[1] ~= 'running' or s[2] ~= ARGV[1] then return 0 end
+local i = 9
+local nf = tonumber(ARGV[i])
+if nf > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, i + 1, i + 2 * nf)) end
+i = i + 2 * nf + 1
+local ng = tonumber(ARGV[i])
+if ng > 0 then redis.call('HSET', KEYS[3], unpack(ARGV, i + 1, i + 2 * ng)) end
+i = i + 2 * ng + 1
+local seq = tonumber(ARGV[6])
+if seq > tonumber(s[4] or '0') and i <= #ARGV then
+  local room = tonumber(ARGV[5]) - redis.call('LLEN', KEYS[2])
+  local last = #ARGV
+  if last - i + 1 > room then
+    last = i + room - 1
+    redis.call('HSET', KEYS[1], 'truncated', '1')
+  end
+  local a = i
+  while a <= last do
+    local b = math.min(a + 499, last)
+    redis.call('RPUSH', KEYS[2], unpack(ARGV, a, b))
+    a = b + 1
+  end
+end
+if seq > tonumber(s[4] or '0') then redis.call('HSET', KEYS[1], 'batch', seq) end
+local ttl = ARGV[4]
+if ARGV[8] ~= '' then
+  redis.call('HSET', KEYS[1], 'state', ARGV[8], 'finished', ARGV[2], 'eta', '')
+  redis.call('ZREM', KEYS[4], ARGV[7])
+else
+  redis.call('HSET', KEYS[1], 'lease', ARGV[3])
+  redis.call('ZADD', KEYS[4], ARGV[3], ARGV[7])
+end
+redis.call('EXPIRE', KEYS[1], ttl)
+redis.call('EXPIRE', KEYS[2], ttl)
+redis.call('EXPIRE', KEYS[3], ttl)
+redis.call('EXPIRE', KEYS[4], ttl)
+if s[3] and s[3] ~= '' then return 2 end
+return 1
+"""
+
+# KEYS: job hash, leases zset.  ARGV: now, job_id.
+# Returns {status, changed}; status: gone | done | already | queued | running.
+CANCEL = """
+local s = redis.call('HMGET', KEYS[1], 'state', 'cancel', 'lease')
+if not s[1] then return {'gone', 0} end
+local state = s[1]
+if state == 'succeeded' or state == 'failed' or state == 'canceled' then return {'done', 0} end
+if s[2] and s[2] ~= '' then return {'already', 0} end
+redis.call('HSET', KEYS[1], 'cancel', ARGV[1])
+if state == 'queued' or (state == 'running' and tonumber(s[3] or '0') < tonumber(ARGV[1])) then
+  redis.call('HSET', KEYS[1], 'state', 'canceled', 'finished', ARGV[1], 'eta', '')
+  redis.call('ZREM', KEYS[2], ARGV[2])
+end
+return {state, 1}
+"""

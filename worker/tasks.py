@@ -1,0 +1,52 @@
+"""Celery tasks: one per job mode, each routed to the queue of the same name."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from .attempt import Attempt, holder_is_dead, holder_name
+from .celery_app import TASK_NAMES, app
+from .config import Settings
+from .jobs import Job
+from .runner import Run
+from .store import UNREACHABLE, client_for
+
+log = logging.getLogger(__name__)
+
+
+def execute(task: Any, job_id: str) -> str:
+    """Claim the job and run it; returns what happened (for logs: the job record is the result)."""
+    settings: Settings = task.app.conf.alphametic_settings
+    client = client_for(settings)
+    attempt = Attempt(client, settings, job_id)
+    holder = holder_name(task.request.hostname or "worker")
+    try:
+        claim = attempt.claim(holder)
+        if claim.status == "busy" and holder_is_dead(claim.holder):
+            # The earlier attempt's pool process on this machine is gone: take over now.
+            claim = attempt.claim(holder, force=True)
+    except UNREACHABLE as error:
+        raise task.retry(exc=error, countdown=1, max_retries=None) from error
+    if claim.status == "busy":
+        # Another live attempt holds the lease: look again when it would have expired.
+        wait = max(0.5, (claim.lease or time.time()) - time.time() + 0.5)
+        raise task.retry(countdown=wait, max_retries=None)
+    if claim.status != "run":
+        log.info("job %s not run: %s (attempt %s)", job_id, claim.status, claim.attempt)
+        return claim.status
+    data = client.hgetall(attempt.keys[0])
+    return Run(settings, attempt, Job.from_hash(data)).execute()
+
+
+@app.task(name=TASK_NAMES["solve"], bind=True)
+def solve_job(self: Any, job_id: str) -> str:
+    """Find the first solution of the job's puzzle (or prove there is none)."""
+    return execute(self, job_id)
+
+
+@app.task(name=TASK_NAMES["enumerate"], bind=True)
+def enumerate_job(self: Any, job_id: str) -> str:
+    """Find, count and store every solution of the job's puzzle."""
+    return execute(self, job_id)

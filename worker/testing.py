@@ -1,0 +1,202 @@
+"""Throwaway processes for tests and benchmarks: a private redis-server and celery workers.
+
+Used by tests/conftest.py and bench/*.py; nothing here runs in production.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import redis
+
+from .config import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    """A TCP port that was free a moment ago."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for(predicate: object, timeout: float, interval: float = 0.02, what: str = "") -> None:
+    """Poll predicate() until it is truthy or raise TimeoutError after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():  # type: ignore[operator]
+            return
+        time.sleep(interval)
+    raise TimeoutError(f"timed out after {timeout} s waiting for {what or predicate}")
+
+
+class RedisServer:
+    """A redis-server on a free port in its own temp dir; start(), stop(), restart()."""
+
+    def __init__(self, *, appendonly: bool = False, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="alphametic-redis-"))
+        self.appendonly = appendonly
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """redis:// URL of database 0."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def url_for(self, db: int) -> str:
+        """redis:// URL of another database (for isolated brokers in one server)."""
+        return f"redis://127.0.0.1:{self.port}/{db}"
+
+    @property
+    def pid(self) -> int | None:
+        """Process id while running."""
+        return self.proc.pid if self.proc and self.proc.poll() is None else None
+
+    def start(self) -> RedisServer:
+        """Start the server (same port and dir as before, so a restart keeps the AOF)."""
+        args = [
+            shutil.which("redis-server") or "redis-server",
+            "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.dir),
+            "--save", "", "--databases", "64", "--protected-mode", "no",
+            "--maxmemory-policy", "noeviction",
+            "--appendonly", "yes" if self.appendonly else "no", "--appendfsync", "everysec",
+        ]  # fmt: skip
+        log = open(self.dir / "redis.log", "ab")  # noqa: SIM115 (kept by the process)
+        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
+        client = redis.Redis(port=self.port, socket_connect_timeout=0.2)
+        wait_for(lambda: self._ping(client), 10, what="redis-server to answer")
+        return self
+
+    def _ping(self, client: redis.Redis) -> bool:
+        """True when the server answers; raises if it exited."""
+        if self.proc is not None and self.proc.poll() is not None:
+            raise RuntimeError(f"redis-server exited: {(self.dir / 'redis.log').read_text()}")
+        try:
+            return bool(client.ping())
+        except redis.exceptions.RedisError:
+            return False
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        """Stop the server (SIGKILL for a crash) and wait for it to exit."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(sig)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+
+    def restart(self) -> None:
+        """Stop then start again on the same port."""
+        self.stop()
+        self.start()
+
+    def cleanup(self) -> None:
+        """Stop and remove the temp dir."""
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class WorkerProcess:
+    """A `celery -A worker worker` subprocess (the main process; its pool children fork)."""
+
+    counter = 0
+
+    def __init__(
+        self,
+        settings: Settings,
+        queues: str = "solve,enumerate",
+        concurrency: int = 1,
+        env: dict[str, str] | None = None,
+        name: str | None = None,
+    ) -> None:
+        WorkerProcess.counter += 1
+        self.settings = settings
+        self.queues = queues
+        self.name = name or f"w{os.getpid()}-{WorkerProcess.counter}@%h"
+        self.log_path = Path(tempfile.mkstemp(prefix="alphametic-worker-", suffix=".log")[1])
+        full_env = {**os.environ, **settings.env(), **(env or {})}
+        full_env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{full_env.get('PYTHONPATH', '')}"
+        args = [
+            sys.executable, "-m", "celery", "-A", "worker", "worker",
+            "-Q", queues, "-c", str(concurrency), "-n", self.name, "-l", "INFO",
+            "--without-gossip", "--without-mingle",
+        ]  # fmt: skip
+        log = open(self.log_path, "wb")  # noqa: SIM115 (kept by the process)
+        self.proc = subprocess.Popen(
+            args, cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+
+    @property
+    def pid(self) -> int:
+        """Process id of the worker's main process."""
+        return self.proc.pid
+
+    def children(self) -> list[int]:
+        """Process ids of the pool processes (direct children of the main process)."""
+        try:
+            text = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text()
+        except OSError:
+            return []
+        return [int(p) for p in text.split()]
+
+    def alive(self) -> bool:
+        """True while the main process runs."""
+        return self.proc.poll() is None
+
+    def log(self) -> str:
+        """Everything the worker printed so far."""
+        return self.log_path.read_text(errors="replace")
+
+    def wait_ready(self, timeout: float = 30) -> WorkerProcess:
+        """Wait until the worker reports ready (its pool is up and it consumes)."""
+
+        def ready() -> bool:
+            if not self.alive():
+                raise RuntimeError(f"celery worker exited early:\n{self.log()}")
+            return " ready." in self.log()
+
+        wait_for(ready, timeout, interval=0.05, what="celery worker to be ready")
+        return self
+
+    def terminate(self, timeout: float = 15) -> None:
+        """SIGTERM (warm shutdown); SIGKILL the whole group if it lingers."""
+        if self.alive():
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self._reap_group()
+
+    def kill(self) -> None:
+        """SIGKILL the main process and its pool children at once."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(10)
+
+    def _reap_group(self) -> None:
+        """Make sure no pool child outlives the main process."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def cleanup(self) -> None:
+        """Stop the worker (forcefully after a short grace) and remove its log."""
+        self.terminate(timeout=5)
+        self.log_path.unlink(missing_ok=True)
