@@ -1,0 +1,76 @@
+"""Caps (body size, puzzle size, page size) and the per-client rate limit on job creation."""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from typing import Any
+
+from flask.testing import FlaskClient
+
+import alphametic
+from tests.web.conftest import make_app
+from tests.web.test_api import assert_problem
+
+
+def test_body_over_cap_is_413(web_settings: Any) -> None:
+    client = make_app(web_settings, MAX_CONTENT_LENGTH=1024).test_client()
+    response = client.post("/api/jobs", json={"puzzle": "A" * 2000})
+    assert "1024 bytes" in assert_problem(response, 413)["detail"]
+    response = client.post("/api/jobs", json={"puzzle": "A" * 900})
+    assert response.status_code == 422  # under the cap: the engine judges the puzzle
+
+
+def test_form_body_over_cap_is_413_page(web_settings: Any) -> None:
+    client = make_app(web_settings, MAX_CONTENT_LENGTH=1024).test_client()
+    response = client.post("/jobs", data={"puzzle": "A" * 2000, "csrf_token": "x"})
+    assert response.status_code == 413 and response.mimetype == "text/html"
+
+
+def test_puzzle_length_cap(client: FlaskClient) -> None:
+    puzzle = "A" * (alphametic.MAX_CHARS + 1) + " = B"
+    problem = assert_problem(client.post("/api/jobs", json={"puzzle": puzzle}), 422)
+    assert f"{alphametic.MAX_CHARS:,}" in problem["detail"]
+
+
+def test_puzzle_term_cap(client: FlaskClient) -> None:
+    puzzle = " + ".join(["A"] * (alphametic.MAX_TERMS + 1)) + " = B"
+    problem = assert_problem(client.post("/api/jobs", json={"puzzle": puzzle}), 422)
+    assert f"{alphametic.MAX_TERMS:,} terms" in problem["detail"]
+
+
+def test_page_size_cap(web_settings: Any, web_workers: Any) -> None:
+    client = make_app(web_settings, MAX_PAGE_SIZE=5).test_client()
+    job = client.post("/api/jobs", json={"puzzle": "TWO + TWO = FOUR", "mode": "enumerate"})
+    url = job.get_json()["links"]["solutions"]
+    problem = assert_problem(client.get(url + "?limit=6"), 422)
+    assert "between 1 and 5" in problem["detail"]
+    assert client.get(url + "?limit=5").status_code == 200
+    assert client.get(url).get_json()["limit"] == 5  # the default never exceeds the cap
+
+
+def test_rate_limit_and_recovery(web_settings: Any) -> None:
+    # Its own key prefix, so no other test's requests count against this window.
+    isolated = web_settings.replace(key_prefix=f"ratelimit-{uuid.uuid4().hex[:8]}")
+    client = make_app(isolated, RATE_LIMIT="3/2 seconds").test_client()
+    bad = {"puzzle": "A + B"}  # refused by the engine: counts, but queues nothing
+    for _ in range(3):
+        assert client.post("/api/jobs", json=bad).status_code == 422
+    limited = client.post("/api/jobs", json=bad)
+    problem = assert_problem(limited, 429)
+    assert "3 per 2 second" in problem["detail"]
+    wait = int(limited.headers["Retry-After"])
+    assert 1 <= wait <= 3
+    form = client.post("/jobs", data={"csrf_token": _token(client), "puzzle": "A + B"})
+    assert form.status_code == 429 and form.mimetype == "text/html"  # the form shares the budget
+    assert client.get("/api/openapi.json").status_code == 200  # reads are not limited
+    time.sleep(wait + 0.2)
+    assert client.post("/api/jobs", json=bad).status_code == 422
+
+
+def _token(client: FlaskClient) -> str:
+    """Return the form's CSRF token."""
+    found = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/").get_data(as_text=True))
+    assert found
+    return found.group(1)
