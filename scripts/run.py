@@ -220,7 +220,8 @@ def serve(config: RunConfig, root: Path, stop: StopRequest) -> int:
         say(f"workers: solve x{config.solve_workers}, enumerate x{config.enumerate_workers}")
         sup.start("celery worker (solve)", worker_argv("solve", config.solve_workers))
         sup.start("celery worker (enumerate)", worker_argv("enumerate", config.enumerate_workers))
-        say(f"web: gunicorn on 127.0.0.1:{config.port} ({config.web_workers} processes)")
+        processes = "process" if config.web_workers == 1 else "processes"
+        say(f"web: gunicorn on 127.0.0.1:{config.port} ({config.web_workers} {processes})")
         sup.start("gunicorn", web_argv(config.port, config.web_workers))
         code = watch(sup, stop, f"http://127.0.0.1:{config.port}/")
     except RedisStartError as exc:

@@ -184,10 +184,9 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     site = venv / "lib" / version / "site-packages"
     (site / "reuse-test-packages.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    stamp = venv / ".installed"
-    stamp.touch()
-    later = (folder / "pyproject.toml").stat().st_mtime + 10
-    os.utime(stamp, (later, later))
+    earlier = time.time() - 60  # pyproject.toml older than the stamp: make skips the install
+    os.utime(folder / "pyproject.toml", (earlier, earlier))
+    (venv / ".installed").touch()
     return folder
 
 
