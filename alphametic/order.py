@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from math import gcd
 from operator import mul
@@ -44,9 +45,13 @@ class Plan:
         fixed = puzzle.fixed
         letters = puzzle.letters
         live = [x for x in letters if x not in fixed and coefficients[x]]
-        # Lowest column first (base-adic valuation), then biggest weight: columns close early.
+        # Biggest weight first: the interval bound then cuts hardest near the root. (Ordering
+        # by column first, as the notes suggest, measured 3-7x slower on the bench corpus.)
         live.sort(key=lambda x: -abs(coefficients[x]))
+        # Zero-coefficient letters last, those that may not be 0 first (they are branched on;
+        # the others are plain permutations of the digits left).
         idle = [x for x in letters if x not in fixed and not coefficients[x]]
+        idle.sort(key=lambda x: x not in nonzero)
         order = self.order = tuple(live + idle)
         n = self.n = len(order)
         self.last = len(live) - 1
@@ -73,6 +78,20 @@ class Plan:
         slots.update({x: n + k for k, x in enumerate(fixed)})
         self.slots = tuple(slots[x] for x in letters)
         self.fixed_digits = list(fixed.values())
+        # free: first depth after which every letter is a plain permutation of the free digits.
+        self.free = max(
+            len(prefix),
+            self.last + 1,
+            *(i + 1 for i, x in enumerate(order) if x in nonzero and not coefficients[x]),
+        )
+        # Layout for those: the head (digits of order[:free], then fixed ones), then the tail.
+        f = self.free
+        tail = {x: (k if k < f else k + len(fixed)) for k, x in enumerate(order)}
+        tail.update({x: f + k for k, x in enumerate(fixed)})
+        self.tail_slots = tuple(tail[x] for x in letters)
+        heads = {x: len(fixed) + k for k, x in enumerate(order)}
+        heads.update({x: k for k, x in enumerate(fixed)})
+        self.live_slots = tuple(heads[x] for x in letters)
         self._signs: list[tuple[list[int], list[int]]] | None = None
         self._moduli()
         self._idle(nonzero)
@@ -126,9 +145,7 @@ class Plan:
         rest = self.coef[i + 1 : self.last + 1]
         return sorted((c for c in rest if c > 0), reverse=True), sorted(c for c in rest if c < 0)
 
-    def candidates(
-        self, i: int, s: int, used: int, bounds: dict[int, tuple[int, int]]
-    ) -> list[int]:
+    def candidates(self, i: int, s: int, used: int, bounds: Ranges) -> list[int]:
         """Return the digits depth i may take that survive pruning (slow path, not the core)."""
         dlo, dhi = self.dlo[i], self.dhi[i]
         if i > self.last:
@@ -188,3 +205,47 @@ class Ranges(dict[int, tuple[int, int]]):
         if len(self) < BOUNDS_CAP:
             self[key] = value
         return value
+
+
+def shards(puzzle: Puzzle, depth: int) -> list[tuple[tuple[int, ...], float]]:
+    """Return the surviving prefixes of the first `depth` search letters with their tree shares."""
+    plan = Plan(puzzle)
+    depth = max(0, min(depth, plan.n))
+    if plan.empty or (plan.last < 0 and plan.s0 != 0):
+        return []
+    out: list[tuple[tuple[int, ...], float]] = []
+    bounds = Ranges(plan)
+
+    def walk(i: int, s: int, used: int, prefix: tuple[int, ...], weight: float) -> None:
+        if i == depth:
+            out.append((prefix, weight))
+            return
+        width = sum(1 for d in range(plan.dlo[i], plan.dhi[i] + 1) if not used >> d & 1)
+        for d in plan.candidates(i, s, used, bounds):
+            walk(i + 1, s + plan.coef[i] * d, used | 1 << d, (*prefix, d), weight / width)
+
+    walk(0, plan.s0, plan.used0, (), 1.0)
+    total = sum(w for _, w in out)
+    return [(p, w / total) for p, w in out]
+
+
+def estimate(puzzle: Puzzle, probes: int = 24) -> float:
+    """Return Knuth's random-probe estimate of the number of search nodes (deterministic)."""
+    plan = Plan(puzzle)
+    if plan.empty:
+        return 1.0
+    rng = random.Random(0)
+    bounds = Ranges(plan)
+    total = 0.0
+    for _ in range(probes):
+        s, used, size, product = plan.s0, plan.used0, 1.0, 1.0
+        for i in range(plan.n):
+            options = plan.candidates(i, s, used, bounds)
+            if not options:
+                break
+            product *= len(options)
+            size += product
+            d = rng.choice(options)
+            s, used = s + plan.coef[i] * d, used | 1 << d
+        total += size
+    return total / probes

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterator, Sequence
+from itertools import islice, permutations
 from operator import itemgetter
 from time import monotonic
 from typing import TYPE_CHECKING
 
-from .order import Plan, Ranges
+from .order import Plan, Ranges, estimate, shards
 
 if TYPE_CHECKING:
     from .puzzle import Puzzle
@@ -17,16 +17,35 @@ __all__ = ["Search", "as_dict", "count", "estimate", "shards", "solve"]
 
 # Count-mode memo of (depth, partial sum, used digits) -> completions, capped for memory.
 MEMO_CAP = 1 << 21
+# Solutions handed out between two looks at the clock when they come from permutations.
+CHUNK = 2048
 # Just below 1.0: an unfinished search never reports completion.
 _ALMOST = 1.0 - 2.0**-40
+
+Solution = tuple[int, ...]
+# What the search core hands up: a solution, or a lazy run of them (zero-coefficient letters).
+Item = Solution | Iterator[Solution]
+# Letters above the last one that are solved as one memoised subtree in solutions().
+DEEP = 4
 
 
 class _Stop(Exception):
     """Raised inside the search when the check hook asks it to stop."""
 
 
+def _getter(slots: tuple[int, ...]) -> Callable[[Sequence[int]], Solution]:
+    """Return a function picking the given slots of a sequence as a tuple."""
+    if len(slots) == 1:
+        only = slots[0]
+        return lambda seq: (seq[only],)
+    get: Callable[[Sequence[int]], Solution] = itemgetter(*slots)
+    return get
+
+
 class Search:
     """One search over a puzzle: solutions() or count(), with progress and a stop hook."""
+
+    _batch = 256
 
     def __init__(
         self,
@@ -63,58 +82,77 @@ class Search:
                 self._progress = min(now, _ALMOST)
         return self._progress
 
-    def _finish(self) -> None:
-        """Mark the search complete."""
-        self._depth = -1
-        self._progress = 1.0
-
-    def _start(self) -> None:
-        """Reset the counters for a new run."""
+    def _start(self) -> Callable[[int], None]:
+        """Reset the counters for a new run and return tick(depth), the periodic check."""
+        plan = self._plan
         self.stopped = False
         self.found = 0
         self._progress = 0.0
-        self._depth = -1
-        self._path = [0] * self._plan.n + self._plan.fixed_digits
-
-    def _ticker(self) -> tuple[Callable[[int], None], Callable[[], int]]:
-        """Return tick(depth), called every `budget` nodes, and a reader of the node count."""
+        self._depth = plan.n
+        self._path = [0] * plan.n + plan.fixed_digits
+        self._batch = 256
         check, interval = self.check, self.check_interval * 0.75
-        nodes = [0]  # nodes before the current batch
-        state = [monotonic(), monotonic()]  # last tick, last check
+        done = self._done = [0]  # nodes in the batches already finished
+        clock = [monotonic(), monotonic()]  # last tick, last check
+
+        def poll(depth: int) -> None:
+            now = monotonic()
+            if check is not None and now - clock[1] >= interval:
+                clock[1] = now
+                self._depth = depth
+                halt = check(self)
+                self._depth = plan.n
+                if halt:
+                    self.stopped = True
+                    raise _Stop
 
         def tick(depth: int) -> None:
             now = monotonic()
-            nodes[0] += self._batch
-            gap = now - state[0]
-            state[0] = now
+            done[0] += self._batch
+            gap, clock[0] = now - clock[0], now
             # Keep clock reads ~1 ms apart whatever a node costs.
             if gap < 0.0005 and self._batch < 1 << 16:
                 self._batch *= 2
             elif gap > 0.002 and self._batch > 8:
                 self._batch //= 2
-            if check is not None and now - state[1] >= interval:
-                state[1] = now
-                self._depth = depth
-                halt = check(self)
-                self._depth = self._plan.n
-                if halt:
-                    self.stopped = True
-                    raise _Stop
+            poll(depth)
 
-        return tick, lambda: nodes[0]
+        self._poll = poll
+        return tick
 
-    def solutions(self) -> Iterator[tuple[int, ...]]:
+    def _finish(self) -> None:
+        """Mark the search complete."""
+        self._depth = -1
+        self._progress = 1.0
+
+    def solutions(self) -> Iterator[Solution]:
         """Yield every solution as digits in puzzle.letters order, in a deterministic order."""
-        self._start()
+        tick = self._start()
         plan = self._plan
-        if plan.empty:
+        if plan.empty or (plan.last < 0 and plan.s0):
             self._finish()
             return
-        tick, before = self._ticker()
-        self._batch = 256
-        budget = self._batch
-        self._nodes = lambda: before() + self._batch - budget
-        path, n, last = self._path, plan.n, plan.last
+        try:
+            for batch in self._batches(tick):
+                for item in batch:
+                    if isinstance(item, tuple):
+                        self.found += 1
+                        yield item
+                        continue
+                    # A lazy run of permutations: hand it out in chunks, checking in between.
+                    while chunk := list(islice(item, CHUNK)):
+                        for solution in chunk:
+                            self.found += 1
+                            yield solution
+                        self._poll(plan.n)
+        except _Stop:
+            return
+        self._finish()
+
+    def _batches(self, tick: Callable[[int], None]) -> Iterator[list[Item]]:
+        """Yield lists of solutions (or lazy runs of them); bottom levels are memoised calls."""
+        plan = self._plan
+        path, n, last, free = self._path, plan.n, plan.last, plan.free
         coef, dlo_, dhi_, step_, g_, inv_ = (
             plan.coef,
             plan.dlo,
@@ -124,55 +162,54 @@ class Search:
             plan.inv,
         )
         rest = Ranges(plan)
-        slots = plan.slots
-        pick: Callable[[list[int]], tuple[int, ...]]
-        if len(slots) == 1:
-            only = slots[0]
-            pick = lambda p: (p[only],)  # noqa: E731
-        else:
-            pick = itemgetter(*slots)
-        self._depth = n
+        pick_live, pick_tail = _getter(plan.live_slots), _getter(plan.tail_slots)
+        fixed = tuple(plan.fixed_digits)
+        budget = self._batch
+        self._nodes = lambda: self._done[0] + self._batch - budget
+        base_range = range(plan.base)
+        memo: dict[tuple[int, int, int], list[Solution]] = {}
+        get_memo = memo.get
+        stored = 0
 
-        def idle(j: int, used: int) -> Iterator[tuple[int, ...]]:
-            if j == n:
-                self.found += 1
-                yield pick(path)
+        def idle(j: int, used: int, out: list[Item]) -> None:
+            # Zero-coefficient letters: branch on the constrained ones, then permutations.
+            if j == free:
+                head = tuple(path[:free]) + fixed
+                avail = [d for d in base_range if not used >> d & 1]
+                out.append(map(pick_tail, map(head.__add__, permutations(avail, n - free))))
                 return
             for d in range(dlo_[j], dhi_[j] + 1):
                 if not used >> d & 1:
                     path[j] = d
-                    yield from idle(j + 1, used | 1 << d)
+                    idle(j + 1, used | 1 << d, out)
 
-        def leaf(s: int, used: int) -> Iterator[tuple[int, ...]]:
-            q, r = divmod(-s, coef[last])
-            if not r and dlo_[last] <= q <= dhi_[last] and not used >> q & 1:
-                path[last] = q
-                yield from idle(last + 1, used | 1 << q)
-
-        def node(i: int, s: int, used: int) -> Iterator[tuple[int, ...]]:
-            nonlocal budget
+        def tails(i: int, s: int, used: int) -> list[Solution]:
+            # Digits for depths i..last of every completion; states recur, so memoise them.
+            nonlocal budget, stored
+            key = (i, s, used)
+            res = get_memo(key)
+            if res is not None:
+                return res
             budget -= 1
             if not budget:
                 tick(i)
                 budget = self._batch
+            res = []
             c = coef[i]
             low, high = rest[used << 6 | i]
             if c > 0:
-                lo = -((s + high) // c)
-                hi = (-s - low) // c
+                lo, hi = -((s + high) // c), (-s - low) // c
             else:
-                lo = -((s + low) // c)
-                hi = (-s - high) // c
+                lo, hi = -((s + low) // c), (-s - high) // c
             if lo < dlo_[i]:
                 lo = dlo_[i]
             if hi > dhi_[i]:
                 hi = dhi_[i]
             m = step_[i]
             if m > 1:
-                g = g_[i]
-                if s % g:
-                    return
-                lo += ((-s // g) * inv_[i] - lo) % m
+                if s % g_[i]:
+                    return res
+                lo += ((-s // g_[i]) * inv_[i] - lo) % m
             i1 = i + 1
             if i1 == last:
                 cl, llo, lhi = coef[last], dlo_[last], dhi_[last]
@@ -182,13 +219,7 @@ class Search:
                     q, r = divmod(-s - c * d, cl)
                     if r or q < llo or q > lhi or used >> q & 1 or q == d:
                         continue
-                    path[i] = d
-                    path[last] = q
-                    if last + 1 == n:
-                        self.found += 1
-                        yield pick(path)
-                    else:
-                        yield from idle(last + 1, used | 1 << d | 1 << q)
+                    res.append((d, q))
             else:
                 for d in range(lo, hi + 1, m):
                     if used >> d & 1:
@@ -198,32 +229,88 @@ class Search:
                     low, high = rest[u << 6 | i]
                     if t + low <= 0 <= t + high:
                         path[i] = d
-                        yield from node(i1, t, u)
+                        sub = tails(i1, t, u)
+                        if sub:
+                            res.extend(map((d,).__add__, sub))
+            if stored < MEMO_CAP:
+                stored += len(res) + 1
+                memo[key] = res
+            return res
 
-        try:
-            if last < 0:
-                if plan.s0 == 0:
-                    yield from idle(0, plan.used0)
-            elif last == 0:
-                yield from leaf(plan.s0, plan.used0)
+        def emit(i: int, used: int, res: list[Solution]) -> list[Item]:
+            # Complete solutions for the subtree at depth i: prefix + tail (+ zero letters).
+            if last + 1 == n:
+                head = fixed + tuple(path[:i])
+                return list(map(pick_live, map(head.__add__, res)))
+            out: list[Item] = []
+            for tail in res:
+                path[i : last + 1] = tail
+                u = used
+                for d in tail:
+                    u |= 1 << d
+                idle(last + 1, u, out)
+            return out
+
+        def node(i: int, s: int, used: int) -> Iterator[list[Item]]:
+            # Generator levels near the root; the subtree below `cut` is one tails() call.
+            nonlocal budget
+            budget -= 1
+            if not budget:
+                tick(i)
+                budget = self._batch
+            c = coef[i]
+            low, high = rest[used << 6 | i]
+            if c > 0:
+                lo, hi = -((s + high) // c), (-s - low) // c
             else:
-                yield from node(0, plan.s0, plan.used0)
-        except _Stop:
-            return
-        self._finish()
+                lo, hi = -((s + low) // c), (-s - high) // c
+            lo, hi = max(lo, dlo_[i]), min(hi, dhi_[i])
+            m = step_[i]
+            if m > 1:
+                if s % g_[i]:
+                    return
+                lo += ((-s // g_[i]) * inv_[i] - lo) % m
+            i1 = i + 1
+            for d in range(lo, hi + 1, m):
+                if used >> d & 1:
+                    continue
+                u = used | 1 << d
+                t = s + c * d
+                low, high = rest[u << 6 | i]
+                if t + low <= 0 <= t + high:
+                    path[i] = d
+                    if i1 < cut:
+                        yield from node(i1, t, u)
+                    else:
+                        res = tails(i1, t, u)
+                        if res:
+                            yield emit(i1, u, res)
+
+        s0, used0 = plan.s0, plan.used0
+        cut = max(0, last - DEEP)
+        if last < 0:
+            out: list[Item] = []
+            idle(0, used0, out)
+            yield out
+        elif last == 0:
+            q, r = divmod(-s0, coef[0])
+            if not r and dlo_[0] <= q <= dhi_[0] and not used0 >> q & 1:
+                yield emit(0, used0, [(q,)])
+        elif cut == 0:
+            yield emit(0, used0, tails(0, s0, used0))
+        else:
+            yield from node(0, s0, used0)
 
     def count(self) -> int:
         """Count the solutions without building them (stops early if the check hook says so)."""
-        self._start()
+        tick = self._start()
         plan = self._plan
         if plan.empty:
             self._finish()
             return 0
-        tick, before = self._ticker()
-        self._batch = 256
         budget = self._batch
-        self._nodes = lambda: before() + self._batch - budget
-        path, n, last, base = self._path, plan.n, plan.last, plan.base
+        self._nodes = lambda: self._done[0] + self._batch - budget
+        path, last, base = self._path, plan.last, plan.base
         coef, dlo_, dhi_, step_, g_, inv_ = (
             plan.coef,
             plan.dlo,
@@ -236,7 +323,6 @@ class Search:
         memo: dict[tuple[int, int, int], int] = {}
         get_memo = memo.get
         with0, free0, start = plan.with0, plan.free0, plan.idle_start
-        self._depth = n
 
         def idle(used: int) -> int:
             # Zero-coefficient letters fixed by the prefix first, then arrangements of the rest.
@@ -248,16 +334,10 @@ class Search:
             free = base - used.bit_count()
             return with0[free] if used & 1 else free0[free]
 
-        def leaf(s: int, used: int) -> int:
-            q, r = divmod(-s, coef[last])
-            if not r and dlo_[last] <= q <= dhi_[last] and not used >> q & 1:
-                return idle(used | 1 << q)
-            return 0
-
         def node(i: int, s: int, used: int) -> int:
             nonlocal budget
-            mk = (i, s, used)
-            total = get_memo(mk)
+            key = (i, s, used)
+            total = get_memo(key)
             if total is not None:
                 self.found += total
                 return total
@@ -268,11 +348,9 @@ class Search:
             c = coef[i]
             low, high = rest[used << 6 | i]
             if c > 0:
-                lo = -((s + high) // c)
-                hi = (-s - low) // c
+                lo, hi = -((s + high) // c), (-s - low) // c
             else:
-                lo = -((s + low) // c)
-                hi = (-s - high) // c
+                lo, hi = -((s + low) // c), (-s - high) // c
             if lo < dlo_[i]:
                 lo = dlo_[i]
             if hi > dhi_[i]:
@@ -280,10 +358,9 @@ class Search:
             m = step_[i]
             total = 0
             if m > 1:
-                g = g_[i]
-                if s % g:
+                if s % g_[i]:
                     return 0
-                lo += ((-s // g) * inv_[i] - lo) % m
+                lo += ((-s // g_[i]) * inv_[i] - lo) % m
             i1 = i + 1
             if i1 == last:
                 cl, llo, lhi = coef[last], dlo_[last], dhi_[last]
@@ -307,66 +384,23 @@ class Search:
                         path[i] = d
                         total += node(i1, t, u)
             if len(memo) < MEMO_CAP:
-                memo[mk] = total
+                memo[key] = total
             return total
 
         try:
+            s0, used0 = plan.s0, plan.used0
             if last < 0:
-                self.found = idle(plan.used0) if plan.s0 == 0 else 0
+                self.found = idle(used0) if s0 == 0 else 0
             elif last == 0:
-                self.found = leaf(plan.s0, plan.used0)
+                q, r = divmod(-s0, coef[0])
+                ok = not r and dlo_[0] <= q <= dhi_[0] and not used0 >> q & 1
+                self.found = idle(used0 | 1 << q) if ok else 0
             else:
-                node(0, plan.s0, plan.used0)
+                node(0, s0, used0)
         except _Stop:
             return self.found
         self._finish()
         return self.found
-
-    _batch = 256
-
-
-def shards(puzzle: Puzzle, depth: int) -> list[tuple[tuple[int, ...], float]]:
-    """Return the surviving prefixes of the first `depth` search letters with their tree shares."""
-    plan = Plan(puzzle)
-    depth = max(0, min(depth, plan.n))
-    if plan.empty or (plan.last < 0 and plan.s0 != 0):
-        return []
-    out: list[tuple[tuple[int, ...], float]] = []
-    bounds = Ranges(plan)
-
-    def walk(i: int, s: int, used: int, prefix: tuple[int, ...], weight: float) -> None:
-        if i == depth:
-            out.append((prefix, weight))
-            return
-        width = sum(1 for d in range(plan.dlo[i], plan.dhi[i] + 1) if not used >> d & 1)
-        for d in plan.candidates(i, s, used, bounds):
-            walk(i + 1, s + plan.coef[i] * d, used | 1 << d, (*prefix, d), weight / width)
-
-    walk(0, plan.s0, plan.used0, (), 1.0)
-    total = sum(w for _, w in out)
-    return [(p, w / total) for p, w in out]
-
-
-def estimate(puzzle: Puzzle, probes: int = 24) -> float:
-    """Return Knuth's random-probe estimate of the number of search nodes (deterministic)."""
-    plan = Plan(puzzle)
-    if plan.empty:
-        return 1.0
-    rng = random.Random(0)
-    bounds = Ranges(plan)
-    total = 0.0
-    for _ in range(probes):
-        s, used, size, product = plan.s0, plan.used0, 1.0, 1.0
-        for i in range(plan.n):
-            options = plan.candidates(i, s, used, bounds)
-            if not options:
-                break
-            product *= len(options)
-            size += product
-            d = rng.choice(options)
-            s, used = s + plan.coef[i] * d, used | 1 << d
-        total += size
-    return total / probes
 
 
 def as_dict(puzzle: Puzzle, compact: Sequence[int]) -> dict[str, int]:
