@@ -9,11 +9,12 @@ from flask import Flask
 import alphametic
 
 PROBLEM = "application/problem+json"
+UUID4 = "^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
 JOB_ID = {
     "name": "job_id",
     "in": "path",
     "required": True,
-    "schema": {"type": "string"},
+    "schema": {"type": "string", "format": "uuid", "pattern": UUID4},
     "description": "The job's id (a uuid4).",
 }
 NULL_TIME = {"type": ["string", "null"], "format": "date-time"}

@@ -101,7 +101,8 @@ def live_server(web_settings: Any, web_workers: Any) -> Iterator[str]:
     )
     log = open(ROOT / "tests" / "artifacts" / "gunicorn.log", "wb") if _artifacts() else None
     cmd = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1"]
-    cmd += ["--threads", "8", "--timeout", "30", "web.wsgi:app"]
+    # --no-control-socket: gunicorn's control socket has one fixed path under $HOME.
+    cmd += ["--threads", "8", "--timeout", "30", "--no-control-socket", "web.wsgi:app"]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -133,8 +134,8 @@ def _wait_http(url: str, proc: subprocess.Popen[bytes], timeout: float = 30) -> 
         try:
             if requests.get(url, timeout=1).status_code == 200:
                 return
-        except requests.ConnectionError:
-            pass
+        except requests.RequestException:
+            pass  # not listening yet, or still importing the app
         time.sleep(0.1)
     raise RuntimeError(f"{url} did not answer within {timeout}s")
 

@@ -7,13 +7,30 @@ from typing import Any
 import pytest
 import requests
 import schemathesis
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
+from schemathesis import GenerationMode
 from schemathesis.checks import load_all_checks
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 pytestmark = pytest.mark.slow
 
 load_all_checks()
+
+POSITIVE, NEGATIVE = GenerationMode.POSITIVE, GenerationMode.NEGATIVE
+# Schemathesis leaves out the document's own URL; operations without inputs get no negative run.
+RUNS = [
+    ("/api/jobs", "POST", POSITIVE),
+    ("/api/jobs", "POST", NEGATIVE),
+    ("/api/jobs/{job_id}", "GET", POSITIVE),
+    ("/api/jobs/{job_id}", "GET", NEGATIVE),
+    ("/api/jobs/{job_id}/solutions", "GET", POSITIVE),
+    ("/api/jobs/{job_id}/solutions", "GET", NEGATIVE),
+    ("/api/jobs/{job_id}/cancel", "POST", POSITIVE),
+    ("/api/jobs/{job_id}/cancel", "POST", NEGATIVE),
+    ("/healthz", "GET", POSITIVE),
+    ("/readyz", "GET", POSITIVE),
+]
+EXAMPLES = 20  # per operation and mode: about 200 requests in all
 
 
 @pytest.fixture(scope="module")
@@ -22,23 +39,37 @@ def api_schema(live_server: str) -> Any:
     return schemathesis.openapi.from_url(live_server + "/api/openapi.json")
 
 
-schema = schemathesis.pytest.from_fixture("api_schema")
+def test_every_operation_is_fuzzed(api_schema: Any) -> None:
+    found = {(op.ok().path, op.ok().method.upper()) for op in api_schema.get_all_operations()}
+    assert found == {(path, method) for path, method, _ in RUNS}
 
 
-@schema.parametrize()
-@settings(
-    max_examples=25,
-    deadline=None,
-    suppress_health_check=list(HealthCheck),
-    derandomize=True,
-)
-def test_api_conforms(case: Any, live_server: str) -> None:
-    # Any string of the right type is schema-valid, but only real puzzles are accepted:
-    # the grammar is the engine's, so "valid data accepted" cannot hold for the puzzle field.
-    response = case.call_and_validate(
-        base_url=live_server, excluded_checks=[positive_data_acceptance], timeout=20
+@pytest.mark.parametrize(("path", "method", "mode"), RUNS)
+def test_api_conforms(
+    api_schema: Any, live_server: str, path: str, method: str, mode: GenerationMode
+) -> None:
+    operation = api_schema[path][method]
+    session = requests.Session()
+
+    @given(case=operation.as_strategy(generation_mode=mode))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        derandomize=True,
+        database=None,
     )
-    if response.status_code == 202:
-        # Fuzzed puzzles can be huge enumerations: never leave them to the shared worker.
-        job = response.json()
-        requests.post(live_server + job["links"]["cancel"], timeout=10)
+    def run(case: Any) -> None:
+        # Any string is schema-valid for 'puzzle', but only real puzzles are accepted: the
+        # grammar is the engine's, so "valid data is accepted" cannot hold for that field.
+        response = case.call_and_validate(
+            base_url=live_server,
+            session=session,
+            excluded_checks=[positive_data_acceptance],
+            timeout=20,
+        )
+        if response.status_code == 202:
+            # Fuzzed puzzles can be huge enumerations: never leave them to the shared worker.
+            session.post(live_server + response.json()["links"]["cancel"], timeout=10)
+
+    run()
