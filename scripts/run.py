@@ -228,6 +228,11 @@ def serve(config: RunConfig, root: Path, stop: StopRequest) -> int:
         if not stop.requested:
             say(f"error: {exc}")
     finally:
+        # SIGTERM goes to each whole process group, Celery's pool processes included: a job that
+        # is running dies with its pool process and, by late ack + reject_on_worker_lost, is put
+        # back on the queue, so the next `make run` starts it again (a warm shutdown would wait
+        # for it to finish, and a SIGKILL would leave it unacknowledged until the broker's
+        # visibility timeout).
         others = [child for child in sup.children if child is not redis_child]
         sup.stop(others, STOP_TIMEOUT, hurry=stop.hurry)
         if redis_child is not None:

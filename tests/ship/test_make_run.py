@@ -99,6 +99,8 @@ class Run:
     log: Path
     proc: subprocess.Popen[bytes] | None = None
     pids: set[int] = field(default_factory=set)
+    # Pool sizes go on make's command line, as in `make run ENUMERATE_WORKERS=4` (issue 5).
+    make_args: tuple[str, ...] = ("SOLVE_WORKERS=1", "ENUMERATE_WORKERS=1")
 
     @property
     def base(self) -> str:
@@ -111,7 +113,7 @@ class Run:
         assert make, "make is needed"
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
-                [make, "run"],
+                [make, "run", *self.make_args],
                 cwd=self.clone,
                 env=self.env,
                 stdout=out,
@@ -207,10 +209,10 @@ def run_env(clone: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     env.update(
         PATH=str(bin_dir),
         PORT=str(free_port()),
-        SOLVE_WORKERS="1",
-        ENUMERATE_WORKERS="1",
         WEB_CONCURRENCY="1",
     )
+    for name in ("SOLVE_WORKERS", "ENUMERATE_WORKERS"):
+        env.pop(name, None)  # given on make's command line instead
     assert shutil.which("redis-server", path=env["PATH"]) is None
     return env
 
@@ -249,6 +251,7 @@ def test_make_run_solves_stops_cleanly_and_keeps_jobs(make_run: Run) -> None:
     assert status["state"] == "succeeded", status
     assert status["solution"] == SEND_MORE
     assert "ready in" in make_run.text()
+    assert "workers: solve x1, enumerate x1" in make_run.text()  # make passed them through
     redis_port = make_run.redis_port()
     make_run.remember_processes()
     redis_exe = [os.readlink(f"/proc/{p}/exe") for p in make_run.pids if alive(p)]
