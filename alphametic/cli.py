@@ -238,9 +238,9 @@ class _ProgressBar:
         filled = int(share * _BAR_WIDTH)
         bar = "#" * filled + "-" * (_BAR_WIDTH - filled)
         line = f"\r[{bar}] {share:6.1%}  {search.found:,} found  {elapsed:.1f} s"
+        self._visible = True  # first, so a Ctrl-C during the write still erases the bar
         self._stream.write(line)
         self._stream.flush()
-        self._visible = True
 
     def clear(self) -> None:
         """Erase the bar, if one was drawn."""
