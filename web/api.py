@@ -87,6 +87,7 @@ def job_body(job: Any) -> dict[str, Any]:
         "self": url_for("api.get_job", job_id=job.id),
         "solutions": url_for("api.get_solutions", job_id=job.id),
         "cancel": url_for("api.cancel_job", job_id=job.id),
+        "grid": url_for("api.get_grid", job_id=job.id),
         "page": url_for("pages.job_page", job_id=job.id),
     }
     return body
@@ -173,6 +174,17 @@ def get_solutions(job_id: str) -> Response:
             "api.get_solutions", job_id=job.id, offset=offset + limit, limit=limit
         )
     return jsonify(body)
+
+
+@bp.get("/jobs/<job_id>/grid")
+def get_grid(job_id: str) -> Response:
+    """Answer with letter -> solutions per digit, over every solution found so far."""
+    job = job_or_none(job_id) or _missing(job_id)
+    grid = store().grid(job.id)
+    if grid is None:
+        _missing(job_id)
+    total = sum(next(iter(grid.values()), []))
+    return jsonify(job=job.id, base=job.options.get("base", 10), total=total, letters=grid)
 
 
 @bp.get("/openapi.json")

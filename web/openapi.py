@@ -9,6 +9,7 @@ from flask import Flask
 import alphametic
 
 PROBLEM = "application/problem+json"
+LINKS = ("self", "solutions", "cancel", "grid", "page")
 UUID4 = "^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
 JOB_ID = {
     "name": "job_id",
@@ -136,10 +137,8 @@ def _schemas(max_page: int) -> dict[str, Any]:
                 "solution": {"oneOf": [digit_map, {"type": "null"}]},
                 "links": {
                     "type": "object",
-                    "required": ["self", "solutions", "cancel", "page"],
-                    "properties": {
-                        name: {"type": "string"} for name in ("self", "solutions", "cancel", "page")
-                    },
+                    "required": list(LINKS),
+                    "properties": {name: {"type": "string"} for name in LINKS},
                 },
             },
         },
@@ -161,6 +160,22 @@ def _schemas(max_page: int) -> dict[str, Any]:
                         "type": "object",
                         "required": ["solution", "line"],
                         "properties": {"solution": digit_map, "line": {"type": "string"}},
+                    },
+                },
+            },
+        },
+        "Grid": {
+            "type": "object",
+            "required": ["job", "base", "total", "letters"],
+            "properties": {
+                "job": {"type": "string"},
+                "base": {"type": "integer", "minimum": 2, "maximum": 36},
+                "total": {"type": "integer", "minimum": 0},
+                "letters": {
+                    "type": "object",
+                    "additionalProperties": {
+                        "type": "array",
+                        "items": {"type": "integer", "minimum": 0},
                     },
                 },
             },
@@ -235,6 +250,14 @@ def _paths(max_page: int) -> dict[str, Any]:
                     "422": _problem("offset or limit out of range."),
                     **common,
                 },
+            },
+        },
+        "/api/jobs/{job_id}/grid": {
+            "parameters": [JOB_ID],
+            "get": {
+                "operationId": "getGrid",
+                "summary": "In how many solutions found so far each letter takes each digit.",
+                "responses": {"200": _json("Grid", "Counts per letter and digit."), **common},
             },
         },
         "/api/jobs/{job_id}/cancel": {

@@ -102,6 +102,19 @@ def test_solutions_are_paged(client: FlaskClient, job_store: JobStore, web_worke
         assert item["line"].startswith("TWO + TWO = FOUR | ")
 
 
+def test_grid_counts_every_solution(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    response = post_job(client, {"puzzle": "ODD + ODD = EVEN", "mode": "enumerate"})
+    job = response.get_json()
+    wait_done(job_store, job["id"])
+    grid = client.get(job["links"]["grid"]).get_json()
+    assert grid["total"] == 2 and grid["base"] == 10
+    assert sorted(grid["letters"]) == ["D", "E", "N", "O", "V"]
+    assert grid["letters"]["E"] == [0, 2, 0, 0, 0, 0, 0, 0, 0, 0]  # forced: E = 1
+    assert all(sum(counts) == 2 for counts in grid["letters"].values())
+
+
 def test_cancel_is_idempotent(client: FlaskClient, job_store: JobStore, long_job: str) -> None:
     wait_for(job_store, long_job, lambda job: job.solutions_found > 0)
     first = client.post(f"/api/jobs/{long_job}/cancel")
@@ -126,7 +139,13 @@ def test_cancel_finished_job_changes_nothing(
 
 @pytest.mark.parametrize(
     "path",
-    ["/api/jobs/{id}", "/api/jobs/{id}/solutions", "/api/jobs/{id}/cancel", "/api/jobs/nope"],
+    [
+        "/api/jobs/{id}",
+        "/api/jobs/{id}/solutions",
+        "/api/jobs/{id}/grid",
+        "/api/jobs/{id}/cancel",
+        "/api/jobs/nope",
+    ],
 )
 def test_unknown_job_is_404(client: FlaskClient, path: str) -> None:
     url = path.format(id=uuid.uuid4())

@@ -108,6 +108,8 @@ def test_long_enumeration_moves_and_cancels(page: Any, live_server: str, artifac
         assert second[0] > first[0] and second[1] > first[1]
         assert "%" in page.locator("#percent").inner_text()
         assert page.locator("#solutions li").count() > 0
+        # The grid fills in live too: R, T and F are forced from the first solution on.
+        page.wait_for_function("() => document.querySelectorAll('#grid td.forced').length >= 3")
         page.screenshot(path=str(artifacts / "04-enumerate-progressed.png"), full_page=True)
         page.click("#cancel")
         page.wait_for_function("() => document.getElementById('state').textContent === 'canceled'")

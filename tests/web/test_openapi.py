@@ -67,6 +67,7 @@ def test_responses_conform(
     page = client.get(f"/api/jobs/{job_id}/solutions?limit=1")
     check(document, page, "/api/jobs/{job_id}/solutions", "get")
     assert len(page.get_json()["items"]) == 1
+    check(document, client.get(f"/api/jobs/{job_id}/grid"), "/api/jobs/{job_id}/grid", "get")
     cancel = client.post(f"/api/jobs/{job_id}/cancel")
     check(document, cancel, "/api/jobs/{job_id}/cancel", "post")
     solved = client.post("/api/jobs", json={"puzzle": "SEND + MORE = MONEY"}).get_json()

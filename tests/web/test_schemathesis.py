@@ -25,6 +25,8 @@ RUNS = [
     ("/api/jobs/{job_id}", "GET", NEGATIVE),
     ("/api/jobs/{job_id}/solutions", "GET", POSITIVE),
     ("/api/jobs/{job_id}/solutions", "GET", NEGATIVE),
+    ("/api/jobs/{job_id}/grid", "GET", POSITIVE),
+    ("/api/jobs/{job_id}/grid", "GET", NEGATIVE),
     ("/api/jobs/{job_id}/cancel", "POST", POSITIVE),
     ("/api/jobs/{job_id}/cancel", "POST", NEGATIVE),
     ("/healthz", "GET", POSITIVE),

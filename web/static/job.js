@@ -73,6 +73,26 @@
       .then(function () { fetching = false; });
   }
 
+  function showGrid() {
+    var table = byId("grid");
+    if (!table) { return; }
+    fetch(root.dataset.grid, { headers: { Accept: "application/json" } })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (grid) {
+        if (!grid) { return; }
+        Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+          var counts = grid.letters[row.cells[0].textContent] || [];
+          for (var d = 0; d < counts.length && d + 1 < row.cells.length; d++) {
+            var cell = row.cells[d + 1];
+            cell.textContent = String(counts[d]);
+            var forced = grid.total > 0 && counts[d] === grid.total;
+            cell.className = forced ? "forced" : (counts[d] === 0 ? "zero" : "");
+          }
+        });
+      })
+      .catch(function () {});
+  }
+
   function poll() {
     fetch(root.dataset.api, { headers: { Accept: "application/json" } })
       .then(function (r) {
@@ -83,6 +103,7 @@
         if (!res.ok) { setTimeout(poll, 3000); return; }
         show(res.job);
         appendSolutions();
+        showGrid();
         if (["succeeded", "failed", "canceled"].indexOf(res.job.state) >= 0) {
           window.location.reload();
           return;
