@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cached_property
 
+from .syntax import LETTERS, MAX_CHARS, MAX_TERMS, PuzzleError, Term, split_sides
+
 __all__ = [
     "MAX_CHARS",
     "MAX_TERMS",
@@ -19,29 +21,7 @@ __all__ = [
     "parse",
 ]
 
-#: Longest accepted puzzle text in characters (the 199-addend puzzle has about 1,200).
-MAX_CHARS = 10_000
-#: Most accepted words (terms) over both sides of the equation.
-MAX_TERMS = 1_000
-
-_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-_SPACES = frozenset(" \t\r\n\f\v")
 _MIN_BASE, _MAX_BASE = 2, 36
-# Parser states: a side may open with a sign; an operator needs a word; a word needs an operator.
-_SIDE_START, _AFTER_OPERATOR, _AFTER_WORD = 0, 1, 2
-
-#: One term of a side: its sign (+1 or -1) and its upper-case word.
-Term = tuple[int, str]
-
-
-class PuzzleError(ValueError):
-    """Bad puzzle text or options, with a human message and the 0-based position if known."""
-
-    def __init__(self, message: str, position: int | None = None) -> None:
-        self.message = message
-        self.position = position
-        text = message if position is None else f"{message} at position {position}"
-        super().__init__(text)
 
 
 class LeadingZeros(StrEnum):
@@ -83,6 +63,9 @@ class FixedDigits(Mapping[str, int]):
         return f"FixedDigits({self._map!r})"
 
 
+_NO_FIXED = FixedDigits()
+
+
 @dataclass(frozen=True)
 class Puzzle:
     """A parsed, validated puzzle: one linear equation over distinct digits."""
@@ -93,7 +76,7 @@ class Puzzle:
     letters: tuple[str, ...]
     base: int = 10
     leading_zeros: LeadingZeros = LeadingZeros.MULTI_LETTER
-    fixed: FixedDigits = field(default_factory=FixedDigits)
+    fixed: FixedDigits = field(default_factory=lambda: _NO_FIXED)
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -107,13 +90,17 @@ class Puzzle:
     @cached_property
     def _coefficients(self) -> tuple[tuple[str, int], ...]:
         """Compute the coefficients once (left side +, right side -, a '-' term flips)."""
-        coef = dict.fromkeys(self.letters, 0)
+        # Repeated words (common in long puzzles) are weighed once, by their net multiplicity.
+        times: dict[str, int] = {}
         for side, terms in ((1, self.left), (-1, self.right)):
             for sign, word in terms:
-                weight = side * sign
-                for letter in reversed(word):
-                    coef[letter] += weight
-                    weight *= self.base
+                times[word] = times.get(word, 0) + side * sign
+        coef = dict.fromkeys(self.letters, 0)
+        base = self.base
+        for word, weight in times.items():
+            for letter in reversed(word):
+                coef[letter] += weight
+                weight *= base
         return tuple(coef.items())
 
     def nonzero_letters(self) -> frozenset[str]:
@@ -146,7 +133,7 @@ def parse(
         raise PuzzleError(f"the puzzle is longer than {MAX_CHARS:,} characters", MAX_CHARS)
     base = _check_base(base)
     policy = _check_policy(leading_zeros)
-    left, right = _parse_sides(text)
+    left, right = split_sides(text)
     return _build(left, right, base, policy, fixed)
 
 
@@ -167,7 +154,7 @@ def from_words(
         raise PuzzleError(f"the puzzle has more than {MAX_TERMS:,} terms")
     for index, word in enumerate([*words, result]):
         name = "result" if index == len(words) else f"word {index + 1}"
-        if not isinstance(word, str) or not word or not all(c in _LETTERS for c in word):
+        if not isinstance(word, str) or not word or not all(c in LETTERS for c in word):
             raise PuzzleError(f"{name} must be a non-empty word of letters A-Z, got {word!r}")
     left = tuple((1, w.upper()) for w in words)
     return _build(
@@ -196,50 +183,6 @@ def _check_policy(policy: object) -> LeadingZeros:
     raise PuzzleError(f"unknown leading-zero policy {policy!r} (choose one of: {names})")
 
 
-def _parse_sides(text: str) -> tuple[tuple[Term, ...], tuple[Term, ...]]:
-    """Split the text into the terms of its two sides, reporting the first error's position."""
-    sides: list[list[Term]] = [[]]
-    state = _SIDE_START
-    sign, terms, i, n = 1, 0, 0, len(text)
-    while i < n:
-        char = text[i]
-        if char in _SPACES:
-            i += 1
-        elif char in _LETTERS:
-            if state == _AFTER_WORD:
-                raise PuzzleError("expected an operator (+, - or =) before this word", i)
-            j = i
-            while j < n and text[j] in _LETTERS:
-                j += 1
-            terms += 1
-            if terms > MAX_TERMS:
-                raise PuzzleError(f"the puzzle has more than {MAX_TERMS:,} terms", i)
-            sides[-1].append((sign, text[i:j].upper()))
-            state, i = _AFTER_WORD, j
-        elif char in "+-":
-            if state == _AFTER_OPERATOR:
-                raise PuzzleError(f"empty term before {char!r}", i)
-            sign, state, i = (1 if char == "+" else -1), _AFTER_OPERATOR, i + 1
-        elif char == "=":
-            if len(sides) > 1 or text.startswith("===", i):
-                at = i if len(sides) > 1 else i + 2
-                raise PuzzleError("more than one '=' in the puzzle", at)
-            if state != _AFTER_WORD:
-                raise PuzzleError("empty term before '='", i)
-            sides.append([])
-            sign, state = 1, _SIDE_START
-            i += 2 if text.startswith("==", i) else 1
-        else:
-            raise PuzzleError(f"unexpected character {char!r} (use letters A-Z, +, - and =)", i)
-    if not text.strip():
-        raise PuzzleError("the puzzle is empty")
-    if len(sides) == 1:
-        raise PuzzleError("the puzzle has no '='")
-    if state != _AFTER_WORD:
-        raise PuzzleError("empty term at the end of the puzzle", n)
-    return tuple(sides[0]), tuple(sides[1])
-
-
 def _build(
     left: tuple[Term, ...],
     right: tuple[Term, ...],
@@ -248,7 +191,7 @@ def _build(
     fixed: Mapping[str, int] | None,
 ) -> Puzzle:
     """Check the letters and fixed digits, then assemble the Puzzle."""
-    letters = tuple(sorted({c for _, word in left + right for c in word}))
+    letters = tuple(sorted(set("".join(word for _, word in left + right))))
     if len(letters) > base:
         raise PuzzleError(f"{len(letters)} distinct letters but base {base} has only {base} digits")
     puzzle = Puzzle(_canonical(left, right), left, right, letters, base, policy)
@@ -265,7 +208,7 @@ def _check_fixed(puzzle: Puzzle, fixed: Mapping[str, int]) -> FixedDigits:
     by_digit: dict[int, str] = {}
     nonzero = puzzle.nonzero_letters()
     for key, digit in fixed.items():
-        if not isinstance(key, str) or len(key) != 1 or key not in _LETTERS:
+        if not isinstance(key, str) or len(key) != 1 or key not in LETTERS:
             raise PuzzleError(f"a fixed letter must be one letter A-Z, not {key!r}")
         letter = key.upper()
         if letter not in puzzle.letters:
@@ -298,10 +241,5 @@ def _canonical(left: tuple[Term, ...], right: tuple[Term, ...]) -> str:
 
 def _side_text(terms: tuple[Term, ...]) -> str:
     """Return one side's text, keeping a leading '-' and every '-' term."""
-    parts: list[str] = []
-    for index, (sign, word) in enumerate(terms):
-        if index == 0:
-            parts.append(word if sign > 0 else f"-{word}")
-        else:
-            parts.append(f"{'+' if sign > 0 else '-'} {word}")
-    return " ".join(parts)
+    text = " ".join([f"+ {word}" if sign > 0 else f"- {word}" for sign, word in terms])
+    return text[2:] if text[0] == "+" else f"-{text[2:]}"

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from alphametic import MAX_CHARS, Puzzle, PuzzleError, from_words, parse
+from alphametic.syntax import scan_sides, split_sides
 
 FUZZ = settings(max_examples=300, deadline=500, suppress_health_check=[HealthCheck.too_slow])
 
@@ -67,6 +68,20 @@ def test_puzzle_like_text_parses_or_raises_puzzle_error(text: str) -> None:
     puzzle = _parse_or_error(text)
     if puzzle is not None:
         _check_puzzle(puzzle)
+
+
+@FUZZ
+@given(st.one_of(PUZZLE_LIKE, st.text(alphabet=" \t+-=ABab\u00a0", max_size=30)))
+def test_fast_path_agrees_with_the_exact_scanner(text: str) -> None:
+    try:
+        expected: object = scan_sides(text)
+    except PuzzleError as error:
+        expected = (error.message, error.position)
+    try:
+        got: object = split_sides(text)
+    except PuzzleError as error:
+        got = (error.message, error.position)
+    assert got == expected
 
 
 @FUZZ
