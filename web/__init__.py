@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask, Response, render_template, request
+from limits import parse_many
 from werkzeug.exceptions import HTTPException
 
 from web.problems import ApiProblem, problem
@@ -34,8 +35,17 @@ def _config(overrides: Mapping[str, Any]) -> dict[str, Any]:
     config: dict[str, Any] = {}
     for key, (env_name, default) in ENV_CONFIG.items():
         raw = os.environ.get(env_name, "").strip()
-        config[key] = type(default)(raw) if raw and default is not None else raw or default
+        try:
+            config[key] = type(default)(raw) if raw and default is not None else raw or default
+        except ValueError:
+            raise ValueError(f"{env_name}={raw!r} is not a {type(default).__name__}") from None
     config.update(overrides)
+    try:
+        parse_many(str(config["RATE_LIMIT"]))
+    except ValueError:
+        raise ValueError(
+            f"ALPHAMETIC_RATE_LIMIT={config['RATE_LIMIT']!r} is not a rate like '60/minute'"
+        ) from None
     if not config["SECRET_KEY"]:
         # Sessions only carry the CSRF token; a per-process key is enough for one process,
         # several gunicorn workers need ALPHAMETIC_SECRET_KEY set.

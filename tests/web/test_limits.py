@@ -7,11 +7,13 @@ import time
 import uuid
 from typing import Any
 
+import pytest
 from flask.testing import FlaskClient
 
 import alphametic
 from tests.web.conftest import make_app
 from tests.web.test_api import assert_problem
+from web import create_app
 
 
 def test_body_over_cap_is_413(web_settings: Any) -> None:
@@ -74,3 +76,25 @@ def _token(client: FlaskClient) -> str:
     found = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/").get_data(as_text=True))
     assert found
     return found.group(1)
+
+
+def test_limits_come_from_the_environment(web_settings: Any, monkeypatch: Any) -> None:
+    monkeypatch.setenv("ALPHAMETIC_RATE_LIMIT", "7/hour")
+    monkeypatch.setenv("ALPHAMETIC_MAX_BODY", "2048")
+    monkeypatch.setenv("ALPHAMETIC_MAX_PAGE_SIZE", "9")
+    app = create_app({"SETTINGS": web_settings})
+    assert app.config["RATE_LIMIT"] == "7/hour"
+    assert app.config["MAX_CONTENT_LENGTH"] == 2048 and app.config["MAX_PAGE_SIZE"] == 9
+    info = app.test_client().get("/api/openapi.json").get_json()["info"]["description"]
+    assert "2048 bytes" in info and "page size 9" in info and "7/hour" in info
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("ALPHAMETIC_RATE_LIMIT", "lots"), ("ALPHAMETIC_MAX_BODY", "big")]
+)
+def test_bad_limit_settings_fail_at_start(
+    web_settings: Any, monkeypatch: Any, name: str, value: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError, match=name):
+        create_app({"SETTINGS": web_settings})
