@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from alphametic import MAX_CHARS, Puzzle, PuzzleError, from_words, parse
 from alphametic.syntax import scan_sides, split_sides
 
-FUZZ = settings(max_examples=300, deadline=500, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=200, deadline=500, suppress_health_check=[HealthCheck.too_slow])
 
 # Pieces a hostile or careless client might send: letters, operators, spacing and odd characters.
 ODD = ["É", "ß", "ı", "İ", "1", "0", "*", "/", "(", "\x00", "\u200b", "\ufeff", "🙂", "=", "==="]
@@ -121,7 +121,9 @@ def test_any_options_give_a_puzzle_or_puzzle_error(
 
 @FUZZ
 @given(
-    st.one_of(st.lists(st.one_of(st.text(max_size=5), st.integers()), max_size=4), st.text()),
+    st.one_of(
+        st.lists(st.one_of(st.text(max_size=5), st.integers()), max_size=4), st.text(max_size=20)
+    ),
     st.one_of(st.text(max_size=6), st.none()),
 )
 def test_from_words_gives_a_puzzle_or_puzzle_error(words: object, result: object) -> None:
