@@ -37,6 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits on --help (0) and on bad usage (2)
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
     try:
+        _fixes(args.fix)  # fail before any work, even in batch mode
         if args.batch is not None:
             if args.puzzle:
                 raise _UsageError("give either a PUZZLE or --batch FILE, not both")
@@ -60,7 +61,13 @@ def _build_parser() -> argparse.ArgumentParser:
     """Return the argument parser with its `solve` subcommand."""
     parser = argparse.ArgumentParser(prog="alphametic", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    solve = commands.add_parser("solve", help="solve a puzzle such as 'SEND + MORE = MONEY'")
+    solve = commands.add_parser(
+        "solve",
+        help="solve a puzzle such as 'SEND + MORE = MONEY'",
+        description="Solve a puzzle such as 'SEND + MORE = MONEY' (also '==', '-' terms).",
+        epilog="exit status: 0 solved, 1 no solution, 2 bad input; with --batch, 2 if any "
+        "line was bad input, else 0.",
+    )
     mode = solve.add_mutually_exclusive_group()
     mode.add_argument(
         "--all", action="store_const", const="all", dest="mode", help="list every solution"
@@ -110,7 +117,18 @@ def _fix_arg(text: str) -> tuple[str, int]:
 
 def _parse(args: argparse.Namespace, text: str) -> Puzzle:
     """Parse the puzzle text with the command line's options."""
-    return parse(text, base=args.base, leading_zeros=args.leading_zeros, fixed=dict(args.fix))
+    return parse(text, base=args.base, leading_zeros=args.leading_zeros, fixed=_fixes(args.fix))
+
+
+def _fixes(pairs: list[tuple[str, int]]) -> dict[str, int]:
+    """Return the --fix pairs as a dict, refusing one letter fixed to two digits."""
+    fixed: dict[str, int] = {}
+    for letter, digit in pairs:
+        key = letter.upper()
+        if fixed.get(key, digit) != digit:
+            raise _UsageError(f"--fix gives {key} two digits: {fixed[key]} and {digit}")
+        fixed[key] = digit
+    return fixed
 
 
 def _run_one(args: argparse.Namespace, text: str) -> int:

@@ -103,6 +103,7 @@ def test_fix_restricts_and_repeats() -> None:
         (["--fix", "E=10"], "digit 10 fixed for E is outside base 10"),
         (["--fix", "E=9", "--fix", "N=9"], "both fixed to 9"),
         (["--fix", "E5"], "expected LETTER=DIGIT"),
+        (["--fix", "E=5", "--fix", "e=6"], "--fix gives E two digits: 5 and 6"),
         (["--fix", "E=x"], "expected LETTER=DIGIT"),
         (["--base", "37"], "base must be from 2 to 36"),
         (["--base", "ten"], "invalid int value"),
