@@ -82,6 +82,28 @@ def test_send_more_money(page: Any, live_server: str, artifacts: Path) -> None:
     assert page.csp == [] and page.dialogs == []
 
 
+def test_pages_work_without_javascript(browser: Any, live_server: str, artifacts: Path) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        page.goto(live_server + "/")
+        page.fill("#puzzle", "CP + IS + FUN = TRUE")
+        page.check("input[name=mode][value=enumerate]")
+        page.fill("#base", "16")
+        page.click("#submit")
+        page.wait_for_url(f"{live_server}/jobs/*")
+        first = page.locator("#state").inner_text()
+        # No script runs: the <noscript> refresh reloads the page until the job is done.
+        page.wait_for_selector("#state.state-succeeded", timeout=60_000)
+        print(f"no-JS page: first seen {first!r}, then succeeded without any script")
+        assert page.locator("#count").inner_text() == "39564"
+        assert page.locator("#grid td.forced").count() >= 1
+        page.screenshot(path=str(artifacts / "08-no-javascript.png"))
+    finally:
+        context.close()
+
+
 def _read(page: Any) -> tuple[float, int]:
     """Return the progress bar's value and the solution count shown."""
     progress = float(page.locator("#progress").get_attribute("value") or 0)

@@ -67,6 +67,14 @@ def test_post_redirect_get_draws_the_sum(
     assert "<td>9</td>" in page  # letter table
 
 
+def test_no_solution_is_said(client: FlaskClient, job_store: JobStore, web_workers: Any) -> None:
+    job_id = job_id_of(submit(client, puzzle="AB + DC = CBB"))
+    wait_done(job_store, job_id)
+    page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
+    assert "This puzzle has no solution." in page and 'id="sum"' not in page
+    assert '<span id="count">0</span> <span id="count-word">solutions</span> found' in page
+
+
 def test_bad_puzzle_reshows_form(client: FlaskClient) -> None:
     response = submit(client, puzzle='SEND + M"ORE = MONEY', base="16")
     assert response.status_code == 422
