@@ -194,10 +194,13 @@ def watch(sup: Supervisor, stop: StopRequest, base_url: str) -> int:
             elif elapsed > START_TIMEOUT:
                 say(f"the web server did not answer {base_url} within {START_TIMEOUT:g} s")
                 return 1
-        elif not ready and elapsed < START_TIMEOUT:
+        elif not ready:
             ready = answers(base_url + "readyz")
             if ready:
                 say(f"workers are answering ({base_url}readyz)")
+            elif elapsed > START_TIMEOUT:
+                ready = True  # warn once, then leave it to /readyz
+                say(f"warning: {base_url}readyz still says not ready: is Redis reachable?")
         time.sleep(0.2)
     say(f"{stop.signals[0]} received: stopping (web, workers, then Redis)")
     return 0
@@ -211,7 +214,7 @@ def serve(config: RunConfig, root: Path, stop: StopRequest) -> int:
     become_subreaper()  # so grandchildren orphaned by a killed child are ours to reap
     sup = Supervisor(root, env)
     redis_child: Child | None = None
-    code = 1
+    code = 0
     try:
         if config.redis_url is None:
             redis_child, sup.env["REDIS_URL"] = start_redis(sup, config.var_dir, stop)
@@ -225,8 +228,9 @@ def serve(config: RunConfig, root: Path, stop: StopRequest) -> int:
         sup.start("gunicorn", web_argv(config.port, config.web_workers))
         code = watch(sup, stop, f"http://127.0.0.1:{config.port}/")
     except RedisStartError as exc:
-        if not stop.requested:
+        if not stop.requested:  # else Ctrl-C during start-up: a plain stop, not an error
             say(f"error: {exc}")
+            code = 1
     finally:
         # SIGTERM goes to each whole process group, Celery's pool processes included: a job that
         # is running dies with its pool process and, by late ack + reject_on_worker_lost, is put
@@ -238,7 +242,7 @@ def serve(config: RunConfig, root: Path, stop: StopRequest) -> int:
         if redis_child is not None:
             sup.stop([redis_child], STOP_TIMEOUT, hurry=stop.hurry)
         say("stopped; all processes exited")
-    return 0 if stop.requested and code == 0 else code
+    return code
 
 
 def main() -> int:
