@@ -195,15 +195,16 @@ def _build(
     if len(letters) > base:
         raise PuzzleError(f"{len(letters)} distinct letters but base {base} has only {base} digits")
     puzzle = Puzzle(_canonical(left, right), left, right, letters, base, policy)
-    if fixed:
-        puzzle = replace(puzzle, fixed=_check_fixed(puzzle, fixed))
+    if fixed is not None:
+        if not isinstance(fixed, Mapping):
+            raise PuzzleError("fixed must map letters to digits")
+        if fixed:
+            puzzle = replace(puzzle, fixed=_check_fixed(puzzle, fixed))
     return puzzle
 
 
 def _check_fixed(puzzle: Puzzle, fixed: Mapping[str, int]) -> FixedDigits:
     """Validate the fixed letters against the puzzle and return them normalised."""
-    if not isinstance(fixed, Mapping):
-        raise PuzzleError("fixed must map letters to digits")
     result: dict[str, int] = {}
     by_digit: dict[int, str] = {}
     nonzero = puzzle.nonzero_letters()

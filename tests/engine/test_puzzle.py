@@ -166,6 +166,8 @@ def test_not_a_string_is_a_puzzle_error() -> None:
         ({"fixed": {"E": 5, "e": 6}}, "fixed twice"),
         ({"fixed": {"S": 0}}, "S cannot be fixed to 0"),
         ({"fixed": ["E", 5]}, "map letters"),
+        ({"fixed": []}, "map letters"),
+        ({"fixed": "E=5"}, "map letters"),
     ],
 )
 def test_bad_options(options: dict[str, object], words: str) -> None:
