@@ -58,12 +58,13 @@ def page_items(job: Any, items: Iterable[Mapping[str, int]]) -> list[dict[str, A
     ]
 
 
-def answer_of(job: Any) -> dict[str, Any] | None:
-    """Return the drawings of a job's answer: column sum, one line and the letter table."""
-    if not job.solution:
+def answer_of(job: Any, only: Mapping[str, int] | None = None) -> dict[str, Any] | None:
+    """Return the drawings of a job's answer (or of an enumeration's only solution)."""
+    found = job.solution or only
+    if not found:
         return None
     puzzle = puzzle_of(job)
-    solution = dict(job.solution)
+    solution = dict(found)
     return {
         "sum": alphametic.render_sum(puzzle, solution),
         "line": alphametic.render_line(puzzle, solution),

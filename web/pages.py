@@ -83,7 +83,7 @@ def job_page(job_id: str) -> Any:
     return render_template(
         "job.html",
         job=job,
-        answer=answer_of(job),
+        answer=answer_of(job, _only_solution(job, page)),
         solutions=page_items(job, page.items) if page else [],
         total=page.total if page else 0,
         truncated=page.truncated if page else False,
@@ -100,6 +100,13 @@ def cancel_job(job_id: str) -> Response:
     if not valid_id(job_id) or store().cancel(job_id) is None:
         abort(404, description="No job with this id (it may have expired).")
     return redirect(url_for("pages.job_page", job_id=job_id), code=303)
+
+
+def _only_solution(job: Any, page: Any) -> dict[str, int] | None:
+    """Return the one solution of a finished enumeration that found exactly one."""
+    if job.done and page is not None and page.total == 1 and page.items:
+        return dict(page.items[0])
+    return None
 
 
 def _grid_rows(grid: dict[str, list[int]] | None, job: Any) -> dict[str, Any] | None:

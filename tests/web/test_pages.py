@@ -138,6 +138,16 @@ def test_enumeration_grid_marks_forced_letters(
     row = re.search(r"<tr><th scope=\"row\">E</th>(.*?)</tr>", grid.group(0))
     assert row and '<td class="forced">2</td>' in row.group(1)  # E is 1 in both solutions
     assert page.count("<li><code>ODD + ODD = EVEN | ") == 2
+    assert 'id="sum"' not in page  # two answers: the list and the grid, no single drawing
+
+
+def test_enumeration_with_one_solution_is_drawn(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    job_id = job_id_of(submit(client, puzzle="SEND + MORE = MONEY", mode="enumerate"))
+    wait_done(job_store, job_id)
+    page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
+    assert 'id="sum"' in page and "9567 + 1085 = 10652" in page
 
 
 def test_solutions_are_paged_on_the_page(
