@@ -17,11 +17,14 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from web import create_app
+from worker.config import Settings
 from worker.jobs import Job, JobStore
+from worker.testing import WorkerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts" / "web"
 TERMINAL = {"succeeded", "failed", "canceled"}
+WEB_DB = 63  # the session redis-server has 64 databases; fresh_settings counts up from 1
 
 
 def free_port() -> int:
@@ -32,15 +35,24 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def web_settings(settings: Any) -> Any:
-    """The shared settings (real Redis on a free port, test key prefix)."""
-    return settings
+def web_settings(settings: Settings) -> Settings:
+    """The shared Redis, but a database and key prefix of the web tests' own.
+
+    Identical submissions are deduplicated, so sharing the worker tests' keys would hand them
+    jobs these tests finished (or cancelled) already; separate queues keep both apart.
+    """
+    url = settings.redis_url.rsplit("/", 1)[0] + f"/{WEB_DB}"
+    return settings.replace(redis_url=url, key_prefix="alphametic-test-web")
 
 
 @pytest.fixture(scope="session")
-def web_workers(celery_workers: Any) -> Any:
-    """Real celery workers serving both queues for the whole session."""
-    return celery_workers
+def web_workers(web_settings: Settings) -> Iterator[WorkerProcess]:
+    """One real celery worker (both queues, two processes) on the web tests' settings."""
+    worker = WorkerProcess(web_settings, "solve,enumerate", concurrency=2)
+    try:
+        yield worker.wait_ready()
+    finally:
+        worker.cleanup()
 
 
 def make_app(settings: Any, **config: Any) -> Flask:
