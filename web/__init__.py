@@ -94,9 +94,10 @@ def _wants_json() -> bool:
 def _http_error(exc: HTTPException) -> Any:
     """Answer an HTTP error as problem+json for the API, as a page otherwise."""
     status = exc.code or 500
-    headers = {}
-    if status == 405 and getattr(exc, "valid_methods", None):
-        headers["Allow"] = ", ".join(exc.valid_methods or [])
+    headers: dict[str, str] = {}
+    allowed = getattr(exc, "valid_methods", None)
+    if status == 405 and allowed:
+        headers["Allow"] = ", ".join(allowed)
     if status == 429:
         headers["Retry-After"] = _retry_after()
     detail = _detail(exc, status)

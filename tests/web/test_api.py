@@ -19,7 +19,7 @@ def assert_problem(response: Any, status: int) -> dict[str, Any]:
     """Check an RFC 9457 problem response and return its body."""
     assert response.status_code == status, response.get_data(as_text=True)
     assert response.mimetype == PROBLEM
-    body = response.get_json(force=True)
+    body: dict[str, Any] = response.get_json(force=True)
     assert body["status"] == status
     assert body["type"].startswith("/api/problems/")
     assert body["title"] and body["detail"]

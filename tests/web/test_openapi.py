@@ -49,7 +49,7 @@ def test_document_covers_every_api_route(app: Flask, document: dict[str, Any]) -
     for rule in app.url_map.iter_rules():
         if rule.rule.startswith(("/api/", "/healthz", "/readyz")):
             path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
-            routes |= {(path, m.lower()) for m in rule.methods - {"HEAD", "OPTIONS"}}
+            routes |= {(path, m.lower()) for m in (rule.methods or set()) - {"HEAD", "OPTIONS"}}
     documented = {
         (p, m) for p, item in document["paths"].items() for m in item if m != "parameters"
     }
