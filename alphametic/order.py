@@ -34,6 +34,22 @@ def falling(n: int, k: int) -> int:
     return result
 
 
+def _extremes(pos: list[int], neg: list[int], avail: list[int]) -> tuple[int, int]:
+    """Return (min, max) of sum(c * d) over distinct digits from avail (sorted ascending)."""
+    top = avail[::-1]
+    # Rearrangement: the sum is largest when big coefficients get big digits, and the
+    # positive and negative letters never compete for a digit (there are enough of them).
+    hi = sum(map(mul, pos, top)) + sum(map(mul, neg, avail))
+    lo = sum(map(mul, pos, avail)) + sum(map(mul, neg, top))
+    return lo, hi
+
+
+Split = tuple[list[int], list[int]]
+# Per depth: positive coefficients (descending), negative ones (ascending), whether some of
+# those letters may not be 0, and the splits without the best letter to take 0 (max, min).
+_Signs = tuple[list[int], list[int], bool, Split | None, Split | None]
+
+
 def by_magnitude(live: list[str], coefficients: dict[str, int], base: int) -> list[str]:
     """Return the letters by |coefficient| descending."""
     return sorted(live, key=lambda x: -abs(coefficients[x]))
@@ -67,6 +83,7 @@ class Plan:
             raise ValueError(f"prefix has {len(prefix)} digits but the search has {n} letters")
         self.prefix = tuple(prefix)
         self.coef = [coefficients[x] for x in order]
+        self.nz = [x in nonzero for x in order]
         self.dlo = [1 if x in nonzero else 0 for x in order]
         self.dhi = [base - 1] * n
         for i, digit in enumerate(self.prefix):
@@ -100,7 +117,8 @@ class Plan:
         heads = {x: len(fixed) + k for k, x in enumerate(order)}
         heads.update({x: k for k, x in enumerate(fixed)})
         self.live_slots = tuple(heads[x] for x in letters)
-        self._signs: list[tuple[list[int], list[int]]] | None = None
+        self._signs: list[_Signs] | None = None
+        self._avail: dict[int, list[int]] = {}
         self._moduli()
         self._idle(nonzero)
 
@@ -139,19 +157,70 @@ class Plan:
         """Return (min, max) of the sum over letters i+1..last using distinct unused digits."""
         if self._signs is None:
             self._signs = [self._split(j) for j in range(max(self.last, 0))]
-        pos, neg = self._signs[i]
-        avail = [x for x in range(self.base) if not used >> x & 1]
-        top = avail[::-1]
-        # Rearrangement: the sum is largest when big coefficients get big digits, and the
-        # positive and negative letters never compete for a digit (there are enough free).
-        hi = sum(map(mul, pos, top)) + sum(map(mul, neg, avail))
-        lo = sum(map(mul, pos, avail)) + sum(map(mul, neg, top))
+        pos, neg, guarded, for_max, for_min = self._signs[i]
+        avail = self._avail.get(used)
+        if avail is None:
+            avail = self._avail[used] = [x for x in range(self.base) if not used >> x & 1]
+        lo, hi = _extremes(pos, neg, avail)
+        if not guarded or not avail or avail[0]:
+            return lo, hi
+        # Digit 0 is free but some of these letters may not take it: the extreme either
+        # leaves 0 unused or gives it to the allowed letter that suits it best (exchange
+        # argument: the smallest coefficient for the maximum, the largest for the minimum).
+        k, rest = len(pos) + len(neg), avail[1:]
+        gets = neg[0] if neg else (pos[-1] if len(pos) == len(avail) else None)
+        if gets is not None and self._nz_coef(i, gets):
+            options = [_extremes(pos, neg, rest)[1]] if k <= len(rest) else []
+            if for_max is not None:
+                options.append(_extremes(*for_max, rest)[1])
+            hi = max(options) if options else lo - 1
+        gets = pos[0] if pos else (neg[-1] if len(neg) == len(avail) else None)
+        if gets is not None and self._nz_coef(i, gets):
+            options = [_extremes(pos, neg, rest)[0]] if k <= len(rest) else []
+            if for_min is not None:
+                options.append(_extremes(*for_min, rest)[0])
+            lo = min(options) if options else hi + 1
         return lo, hi
 
-    def _split(self, i: int) -> tuple[list[int], list[int]]:
-        """Return the positive (descending) and negative (ascending) coefficients after i."""
-        rest = self.coef[i + 1 : self.last + 1]
-        return sorted((c for c in rest if c > 0), reverse=True), sorted(c for c in rest if c < 0)
+    def _nz_coef(self, i: int, c: int) -> bool:
+        """Return whether every letter after depth i with coefficient c may not be 0."""
+        return all(self.nz[j] for j in range(i + 1, self.last + 1) if self.coef[j] == c)
+
+    def _split(self, i: int) -> _Signs:
+        """Return the coefficients after depth i split by sign, and the 0-aware variants."""
+        rest = list(range(i + 1, self.last + 1))
+        coef, nz = self.coef, self.nz
+
+        def split(js: list[int]) -> tuple[list[int], list[int]]:
+            cs = [coef[j] for j in js]
+            return sorted((c for c in cs if c > 0), reverse=True), sorted(c for c in cs if c < 0)
+
+        allowed = [j for j in rest if not nz[j]]
+        guarded = len(allowed) < len(rest)
+        for_max = for_min = None
+        if allowed:
+            low = min(allowed, key=lambda j: coef[j])
+            high = max(allowed, key=lambda j: coef[j])
+            for_max = split([j for j in rest if j != low])
+            for_min = split([j for j in rest if j != high])
+        return (*split(rest), guarded, for_max, for_min)
+
+    def window(self, i: int, used: int) -> tuple[int, int]:
+        """Return (a, b): depth i's digit d must lie in [-((s + a) // c), (-s - b) // c]."""
+        low, high = self.rest_range(i, used)
+        return (high, low) if self.coef[i] > 0 else (low, high)
+
+    def digits(self, i: int, s: int, used: int, bounds: Ranges) -> range:
+        """Return the digit range depth i < last may take given the partial sum (no checks)."""
+        c = self.coef[i]
+        a, b = bounds[used << 6 | i]
+        lo, hi = max(self.dlo[i], -((s + a) // c)), min(self.dhi[i], (-s - b) // c)
+        m = self.step[i]
+        if m > 1:
+            if s % self.g[i]:
+                return range(0)
+            lo += ((-s // self.g[i]) * self.inv[i] - lo) % m
+        return range(lo, hi + 1, m)
 
     def candidates(self, i: int, s: int, used: int, bounds: Ranges) -> list[int]:
         """Return the digits depth i may take that survive pruning (slow path, not the core)."""
@@ -163,26 +232,17 @@ class Plan:
             q, r = divmod(-s, c)
             ok = not r and dlo <= q <= dhi and not used >> q & 1
             return [q] if ok else []
-        low, high = bounds[used << 6 | i]
-        if c < 0:
-            low, high = high, low
-        dlo, dhi = max(dlo, -((s + high) // c)), min(dhi, (-s - low) // c)
-        m = self.step[i]
-        if m > 1:
-            g = self.g[i]
-            if s % g:
-                return []
-            dlo += ((-s // g) * self.inv[i] - dlo) % m
         out = []
-        for d in range(dlo, dhi + 1, m):
-            if used >> d & 1:
-                continue
-            low, high = bounds[(used | 1 << d) << 6 | i]
-            if low <= -(s + c * d) <= high:
+        for d in self.digits(i, s, used, bounds):
+            if not used >> d & 1 and self._alive(i + 1, s + c * d, used | 1 << d, bounds):
                 out.append(d)
-        if i + 1 == self.last:
-            out = [d for d in out if self.candidates(i + 1, s + c * d, used | 1 << d, bounds)]
         return out
+
+    def _alive(self, i: int, s: int, used: int, bounds: Ranges) -> bool:
+        """Return whether a node passes the checks the search core makes before entering it."""
+        if i == self.last:
+            return bool(self.candidates(i, s, used, bounds))
+        return i > self.last or bool(self.digits(i, s, used, bounds))
 
     def weight_ranks(self, path: Sequence[int], depth: int) -> float:
         """Return the tree weight passed before the node path[:depth] (uniform split per node)."""
@@ -200,7 +260,7 @@ class Plan:
 
 
 class Ranges(dict[int, tuple[int, int]]):
-    """Lazy cache: key used << 6 | i -> plan.rest_range(i, used), built only when visited."""
+    """Lazy cache: key used << 6 | i -> plan.window(i, used), built only when visited."""
 
     def __init__(self, plan: Plan) -> None:
         """Start empty for one plan."""
@@ -208,8 +268,8 @@ class Ranges(dict[int, tuple[int, int]]):
         self.plan = plan
 
     def __missing__(self, key: int) -> tuple[int, int]:
-        """Compute a range on first use (and keep it unless the cache is full)."""
-        value = self.plan.rest_range(key & 63, key >> 6)
+        """Compute a window on first use (and keep it unless the cache is full)."""
+        value = self.plan.window(key & 63, key >> 6)
         if len(self) < BOUNDS_CAP:
             self[key] = value
         return value

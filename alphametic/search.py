@@ -183,7 +183,7 @@ class Search:
                     path[j] = d
                     idle(j + 1, used | 1 << d, out)
 
-        def tails(i: int, s: int, used: int) -> list[Solution]:
+        def tails(i: int, s: int, used: int, lo: int, hi: int) -> list[Solution]:
             # Digits for depths i..last of every completion; states recur, so memoise them.
             nonlocal budget, stored
             key = (i, s, used)
@@ -195,41 +195,37 @@ class Search:
                 tick(i)
                 budget = self._batch
             res = []
-            c = coef[i]
-            low, high = rest[used << 6 | i]
-            if c > 0:
-                lo, hi = -((s + high) // c), (-s - low) // c
-            else:
-                lo, hi = -((s + low) // c), (-s - high) // c
-            if lo < dlo_[i]:
-                lo = dlo_[i]
-            if hi > dhi_[i]:
-                hi = dhi_[i]
-            m = step_[i]
+            c, m = coef[i], step_[i]
             if m > 1:
                 if s % g_[i]:
                     return res
                 lo += ((-s // g_[i]) * inv_[i] - lo) % m
             i1 = i + 1
             if i1 == last:
-                cl, llo, lhi = coef[last], dlo_[last], dhi_[last]
+                c1, lo1, hi1 = coef[last], dlo_[last], dhi_[last]
                 for d in range(lo, hi + 1, m):
                     if used >> d & 1:
                         continue
-                    q, r = divmod(-s - c * d, cl)
-                    if r or q < llo or q > lhi or used >> q & 1 or q == d:
+                    q, r = divmod(-s - c * d, c1)
+                    if r or q < lo1 or q > hi1 or used >> q & 1 or q == d:
                         continue
                     res.append((d, q))
             else:
+                c1, lo1, hi1 = coef[i1], dlo_[i1], dhi_[i1]
                 for d in range(lo, hi + 1, m):
                     if used >> d & 1:
                         continue
                     u = used | 1 << d
                     t = s + c * d
-                    low, high = rest[u << 6 | i]
-                    if t + low <= 0 <= t + high:
+                    a, b = rest[u << 6 | i1]
+                    x, y = -((t + a) // c1), (-t - b) // c1
+                    if x < lo1:
+                        x = lo1
+                    if y > hi1:
+                        y = hi1
+                    if x <= y:
                         path[i] = d
-                        sub = tails(i1, t, u)
+                        sub = tails(i1, t, u, x, y)
                         if sub:
                             res.extend(map((d,).__add__, sub))
             if stored < MEMO_CAP:
@@ -251,38 +247,33 @@ class Search:
                 idle(last + 1, u, out)
             return out
 
-        def node(i: int, s: int, used: int) -> Iterator[list[Item]]:
+        def node(i: int, s: int, used: int, lo: int, hi: int) -> Iterator[list[Item]]:
             # Generator levels near the root; the subtree below `cut` is one tails() call.
             nonlocal budget
             budget -= 1
             if not budget:
                 tick(i)
                 budget = self._batch
-            c = coef[i]
-            low, high = rest[used << 6 | i]
-            if c > 0:
-                lo, hi = -((s + high) // c), (-s - low) // c
-            else:
-                lo, hi = -((s + low) // c), (-s - high) // c
-            lo, hi = max(lo, dlo_[i]), min(hi, dhi_[i])
-            m = step_[i]
+            c, m = coef[i], step_[i]
             if m > 1:
                 if s % g_[i]:
                     return
                 lo += ((-s // g_[i]) * inv_[i] - lo) % m
             i1 = i + 1
+            c1, lo1, hi1 = coef[i1], dlo_[i1], dhi_[i1]
             for d in range(lo, hi + 1, m):
                 if used >> d & 1:
                     continue
                 u = used | 1 << d
                 t = s + c * d
-                low, high = rest[u << 6 | i]
-                if t + low <= 0 <= t + high:
+                a, b = rest[u << 6 | i1]
+                x, y = max(lo1, -((t + a) // c1)), min(hi1, (-t - b) // c1)
+                if x <= y:
                     path[i] = d
                     if i1 < cut:
-                        yield from node(i1, t, u)
+                        yield from node(i1, t, u, x, y)
                     else:
-                        res = tails(i1, t, u)
+                        res = tails(i1, t, u, x, y)
                         if res:
                             yield emit(i1, u, res)
 
@@ -296,10 +287,15 @@ class Search:
             q, r = divmod(-s0, coef[0])
             if not r and dlo_[0] <= q <= dhi_[0] and not used0 >> q & 1:
                 yield emit(0, used0, [(q,)])
-        elif cut == 0:
-            yield emit(0, used0, tails(0, s0, used0))
         else:
-            yield from node(0, s0, used0)
+            a, b = rest[used0 << 6]
+            x, y = max(dlo_[0], -((s0 + a) // coef[0])), min(dhi_[0], (-s0 - b) // coef[0])
+            if x > y:
+                return
+            if cut == 0:
+                yield emit(0, used0, tails(0, s0, used0, x, y))
+            else:
+                yield from node(0, s0, used0, x, y)
 
     def count(self) -> int:
         """Count the solutions without building them (stops early if the check hook says so)."""
@@ -334,7 +330,7 @@ class Search:
             free = base - used.bit_count()
             return with0[free] if used & 1 else free0[free]
 
-        def node(i: int, s: int, used: int) -> int:
+        def node(i: int, s: int, used: int, lo: int, hi: int) -> int:
             nonlocal budget
             key = (i, s, used)
             total = get_memo(key)
@@ -345,44 +341,40 @@ class Search:
             if not budget:
                 tick(i)
                 budget = self._batch
-            c = coef[i]
-            low, high = rest[used << 6 | i]
-            if c > 0:
-                lo, hi = -((s + high) // c), (-s - low) // c
-            else:
-                lo, hi = -((s + low) // c), (-s - high) // c
-            if lo < dlo_[i]:
-                lo = dlo_[i]
-            if hi > dhi_[i]:
-                hi = dhi_[i]
-            m = step_[i]
             total = 0
+            c, m = coef[i], step_[i]
             if m > 1:
                 if s % g_[i]:
                     return 0
                 lo += ((-s // g_[i]) * inv_[i] - lo) % m
             i1 = i + 1
             if i1 == last:
-                cl, llo, lhi = coef[last], dlo_[last], dhi_[last]
+                c1, lo1, hi1 = coef[last], dlo_[last], dhi_[last]
                 for d in range(lo, hi + 1, m):
                     if used >> d & 1:
                         continue
-                    q, r = divmod(-s - c * d, cl)
-                    if r or q < llo or q > lhi or used >> q & 1 or q == d:
+                    q, r = divmod(-s - c * d, c1)
+                    if r or q < lo1 or q > hi1 or used >> q & 1 or q == d:
                         continue
                     k = idle(used | 1 << d | 1 << q)
                     self.found += k
                     total += k
             else:
+                c1, lo1, hi1 = coef[i1], dlo_[i1], dhi_[i1]
                 for d in range(lo, hi + 1, m):
                     if used >> d & 1:
                         continue
                     u = used | 1 << d
                     t = s + c * d
-                    low, high = rest[u << 6 | i]
-                    if t + low <= 0 <= t + high:
+                    a, b = rest[u << 6 | i1]
+                    x, y = -((t + a) // c1), (-t - b) // c1
+                    if x < lo1:
+                        x = lo1
+                    if y > hi1:
+                        y = hi1
+                    if x <= y:
                         path[i] = d
-                        total += node(i1, t, u)
+                        total += node(i1, t, u, x, y)
             if len(memo) < MEMO_CAP:
                 memo[key] = total
             return total
@@ -396,7 +388,10 @@ class Search:
                 ok = not r and dlo_[0] <= q <= dhi_[0] and not used0 >> q & 1
                 self.found = idle(used0 | 1 << q) if ok else 0
             else:
-                node(0, s0, used0)
+                a, b = rest[used0 << 6]
+                x, y = max(dlo_[0], -((s0 + a) // coef[0])), min(dhi_[0], (-s0 - b) // coef[0])
+                if x <= y:
+                    node(0, s0, used0, x, y)
         except _Stop:
             return self.found
         self._finish()
