@@ -19,11 +19,17 @@ PAGE_SIZE = 50
 FAMOUS = [
     ("SEND + MORE = MONEY", "solve", 10, "Dudeney, 1924"),
     ("FORTY + TEN + TEN = SIXTY", "solve", 10, "one answer"),
-    ("DONALD + GERALD = ROBERT", "solve", 10, "a classic of 1930s puzzle columns"),
+    ("DONALD + GERALD = ROBERT", "solve", 10, "a classic"),
     ("ODD + ODD = EVEN", "enumerate", 10, "2 solutions"),
     ("CP + IS + FUN = TRUE", "enumerate", 10, "72 solutions"),
     ("ABC + DEF = GHI", "enumerate", 10, "1,088 solutions"),
-    ("CP + IS + FUN = TRUE", "enumerate", 16, "base 16: tens of thousands, takes a while"),
+    ("CP + IS + FUN = TRUE", "enumerate", 16, "39,564 solutions in base 16"),
+    (
+        "CP + IS + FUN = TRUE",
+        "enumerate",
+        24,
+        "base 24: hundreds of thousands, a long job to cancel",
+    ),
 ]
 POLICIES = [
     ("multi-letter", "Words of 2+ letters may not start with 0 (one-letter words may be 0)"),

@@ -46,6 +46,18 @@ def test_form_has_fields_and_famous_puzzles(client: FlaskClient) -> None:
     assert page.count('<form method="post"') >= 6
 
 
+def test_famous_puzzle_is_one_click_away(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    page = client.get("/").get_data(as_text=True)
+    first = re.search(r'<form method="post" action="/jobs" class="inline">(.*?)</form>', page, re.S)
+    assert first
+    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', first.group(1)))
+    assert fields["puzzle"] == "SEND + MORE = MONEY" and fields["csrf_token"]
+    job = wait_done(job_store, job_id_of(client.post("/jobs", data=fields)))
+    assert job.solution == {"S": 9, "E": 5, "N": 6, "D": 7, "M": 1, "O": 0, "R": 8, "Y": 2}
+
+
 def test_prefill_from_query(client: FlaskClient) -> None:
     page = client.get("/?puzzle=TO%20%2B%20GO%20%3D%20OUT&mode=enumerate&base=12")
     text = page.get_data(as_text=True)
