@@ -8,7 +8,7 @@ from flask import Blueprint, Response, current_app, json, jsonify, request, url_
 
 from alphametic import PuzzleError
 from web.jobview import job_or_none, page_items, store, valid_id
-from web.openapi import build_document
+from web.openapi import MAX_OFFSET, build_document
 from web.problems import ApiProblem
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -154,7 +154,7 @@ def cancel_job(job_id: str) -> Response:
 def get_solutions(job_id: str) -> Response:
     """Answer with one page of the job's solutions."""
     job = job_or_none(job_id) or _missing(job_id)
-    offset = _int_arg("offset", 0, 0, 10**9)
+    offset = _int_arg("offset", 0, 0, MAX_OFFSET)
     cap = int(current_app.config["MAX_PAGE_SIZE"])
     limit = _int_arg("limit", min(100, cap), 1, cap)
     page = store().solutions(job.id, offset=offset, limit=limit)

@@ -9,6 +9,7 @@ from flask import Flask
 import alphametic
 
 PROBLEM = "application/problem+json"
+MAX_OFFSET = 10**9
 LINKS = ("self", "solutions", "cancel", "grid", "page")
 UUID4 = "^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
 JOB_ID = {
@@ -238,7 +239,11 @@ def _paths(max_page: int) -> dict[str, Any]:
                 "operationId": "getSolutions",
                 "summary": "One page of the solutions found so far.",
                 "parameters": [
-                    {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+                    {
+                        "name": "offset",
+                        "in": "query",
+                        "schema": {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET},
+                    },
                     {
                         "name": "limit",
                         "in": "query",

@@ -57,19 +57,22 @@ def page(browser: Any) -> Iterator[Any]:
     context.close()
 
 
-def submit(page: Any, url: str, puzzle: str, mode: str = "solve", base: int = 10) -> None:
-    """Fill the form and submit it."""
+def submit(
+    page: Any, url: str, puzzle: str, mode: str = "solve", base: int = 10, shot: Path | None = None
+) -> None:
+    """Fill the form (screenshot it if asked) and submit it."""
     page.goto(url + "/")
     page.fill("#puzzle", puzzle)
     page.check(f"input[name=mode][value={mode}]")
     page.fill("#base", str(base))
+    if shot:
+        page.screenshot(path=str(shot))
     page.click("#submit")
 
 
 def test_send_more_money(page: Any, live_server: str, artifacts: Path) -> None:
-    submit(page, live_server, "SEND + MORE = MONEY")
+    submit(page, live_server, "SEND + MORE = MONEY", shot=artifacts / "01-solve-form.png")
     page.wait_for_url(f"{live_server}/jobs/*")
-    page.screenshot(path=str(artifacts / "01-solve-submitted.png"))
     line = page.locator("#answer-line")
     line.wait_for()  # the poller reloads the page once the job is done
     assert "9567 + 1085 = 10652" in line.inner_text()
