@@ -11,6 +11,7 @@ from typing import Any
 from flask import Flask, Response, render_template, request
 from limits import parse_many
 from werkzeug.exceptions import HTTPException
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from web.problems import ApiProblem, problem
 from web.security import init_limiter, init_security
@@ -26,6 +27,9 @@ ENV_CONFIG: dict[str, tuple[str, Any]] = {
     "MAX_PAGE_SIZE": ("ALPHAMETIC_MAX_PAGE_SIZE", 500),
     "POLL_SECONDS": ("ALPHAMETIC_POLL_SECONDS", 1),
     "SECRET_KEY": ("ALPHAMETIC_SECRET_KEY", None),
+    # Reverse proxies in front of the app whose X-Forwarded-For is trusted (0: none), so the
+    # rate limit counts real clients rather than the proxy.
+    "PROXY_HOPS": ("ALPHAMETIC_PROXY_HOPS", 0),
 }
 JSON_PATHS = ("/api/", "/healthz", "/readyz")
 
@@ -69,6 +73,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(_config(config or {}))
     app.config.update(SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_HTTPONLY=True)
+    hops = int(app.config["PROXY_HOPS"])
+    if hops > 0:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
     settings = _settings(app.config)
     app.extensions["alphametic.settings"] = settings
     app.extensions["alphametic.store"] = JobStore(settings)

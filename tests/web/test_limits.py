@@ -71,6 +71,24 @@ def test_rate_limit_and_recovery(web_settings: Any) -> None:
     assert client.post("/api/jobs", json=bad).status_code == 422
 
 
+def test_rate_limit_counts_clients_behind_a_trusted_proxy(web_settings: Any) -> None:
+    isolated = web_settings.replace(key_prefix=f"ratelimit-{uuid.uuid4().hex[:8]}")
+    client = make_app(isolated, RATE_LIMIT="2/minute", PROXY_HOPS=1).test_client()
+
+    def post(address: str) -> int:
+        headers = {"X-Forwarded-For": address}
+        return client.post("/api/jobs", json={"puzzle": "A + B"}, headers=headers).status_code
+
+    assert [post("203.0.113.7") for _ in range(3)] == [422, 422, 429]
+    assert post("198.51.100.9") == 422  # another client behind the same proxy
+    untrusted = make_app(isolated, RATE_LIMIT="2/minute").test_client()
+    codes = [
+        untrusted.post("/api/jobs", json={"puzzle": "A + B"}, headers={"X-Forwarded-For": ip})
+        for ip in ("192.0.2.1", "192.0.2.2", "192.0.2.3")
+    ]
+    assert [r.status_code for r in codes] == [422, 422, 429]  # without PROXY_HOPS: not trusted
+
+
 def _token(client: FlaskClient) -> str:
     """Return the form's CSRF token."""
     found = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/").get_data(as_text=True))
