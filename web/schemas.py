@@ -1,0 +1,155 @@
+"""JSON Schemas of the API's bodies (the components of the OpenAPI document)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import alphametic
+
+LINKS = ("self", "solutions", "cancel", "grid", "page")
+NULL_TIME = {"type": ["string", "null"], "format": "date-time"}
+
+
+def schemas(max_page: int) -> dict[str, Any]:
+    """Return the component schemas."""
+    digit_map = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
+    return {
+        "Problem": {
+            "type": "object",
+            "required": ["type", "title", "status", "detail"],
+            "properties": {
+                "type": {"type": "string"},
+                "title": {"type": "string"},
+                "status": {"type": "integer"},
+                "detail": {"type": "string"},
+                "field": {"type": "string"},
+                "position": {"type": ["integer", "null"]},
+            },
+        },
+        "Options": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "base": {"type": "integer", "minimum": 2, "maximum": 36, "default": 10},
+                "leading_zeros": {
+                    "type": "string",
+                    "enum": ["multi-letter", "allow", "every-word"],
+                    "default": "multi-letter",
+                },
+                "fixed": {
+                    "type": "object",
+                    "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 35},
+                    "description": "Letters whose digit is given in advance.",
+                },
+            },
+        },
+        "JobRequest": {
+            "type": "object",
+            "required": ["puzzle"],
+            "additionalProperties": False,
+            "properties": {
+                "puzzle": {
+                    "type": "string",
+                    "maxLength": alphametic.MAX_CHARS,
+                    "examples": ["SEND + MORE = MONEY"],
+                },
+                "mode": {"type": "string", "enum": ["solve", "enumerate"], "default": "solve"},
+                "options": {"$ref": "#/components/schemas/Options"},
+            },
+        },
+        "Job": {
+            "type": "object",
+            "required": [
+                "id",
+                "mode",
+                "puzzle",
+                "options",
+                "state",
+                "created",
+                "started",
+                "finished",
+                "attempt",
+                "progress",
+                "nodes",
+                "solutions_found",
+                "elapsed",
+                "eta",
+                "error",
+                "solution",
+                "links",
+            ],  # fmt: skip
+            "properties": {
+                "id": {"type": "string", "format": "uuid"},
+                "mode": {"type": "string", "enum": ["solve", "enumerate"]},
+                "puzzle": {"type": "string"},
+                "options": {"type": "object"},
+                "state": {
+                    "type": "string",
+                    "enum": ["queued", "running", "succeeded", "failed", "canceled"],
+                },
+                "created": {"type": "string", "format": "date-time"},
+                "started": NULL_TIME,
+                "finished": NULL_TIME,
+                "attempt": {"type": "integer", "minimum": 0},
+                "progress": {"type": "number", "minimum": 0, "maximum": 1},
+                "nodes": {"type": "integer", "minimum": 0},
+                "solutions_found": {"type": "integer", "minimum": 0},
+                "elapsed": {"type": ["number", "null"], "minimum": 0},
+                "eta": {"type": ["number", "null"], "minimum": 0},
+                "error": {"type": ["string", "null"]},
+                "solution": {"oneOf": [digit_map, {"type": "null"}]},
+                "links": {
+                    "type": "object",
+                    "required": list(LINKS),
+                    "properties": {name: {"type": "string"} for name in LINKS},
+                },
+            },
+        },
+        "SolutionsPage": {
+            "type": "object",
+            "required": ["job", "offset", "limit", "total", "truncated", "done", "items"],
+            "properties": {
+                "job": {"type": "string"},
+                "offset": {"type": "integer", "minimum": 0},
+                "limit": {"type": "integer", "minimum": 1, "maximum": max_page},
+                "total": {"type": "integer", "minimum": 0},
+                "truncated": {"type": "boolean"},
+                "done": {"type": "boolean"},
+                "next": {"type": "string"},
+                "items": {
+                    "type": "array",
+                    "maxItems": max_page,
+                    "items": {
+                        "type": "object",
+                        "required": ["solution", "line"],
+                        "properties": {"solution": digit_map, "line": {"type": "string"}},
+                    },
+                },
+            },
+        },
+        "Grid": {
+            "type": "object",
+            "required": ["job", "base", "total", "letters"],
+            "properties": {
+                "job": {"type": "string"},
+                "base": {"type": "integer", "minimum": 2, "maximum": 36},
+                "total": {"type": "integer", "minimum": 0},
+                "letters": {
+                    "type": "object",
+                    "additionalProperties": {
+                        "type": "array",
+                        "items": {"type": "integer", "minimum": 0},
+                    },
+                },
+            },
+        },
+        "Health": {
+            "type": "object",
+            "required": ["status"],
+            "properties": {
+                "status": {"type": "string", "enum": ["ok", "ready", "not ready"]},
+                "redis": {"type": "boolean"},
+                "workers": {"type": "object", "additionalProperties": {"type": "integer"}},
+            },
+        },
+    }
