@@ -296,7 +296,16 @@ def test_make_run_solves_stops_cleanly_and_keeps_jobs(make_run: Run) -> None:
     assert again.status_code == 200, again.text
     assert again.json()["state"] == "succeeded" and again.json()["solution"] == SEND_MORE
 
+    # SIGTERM to make alone (a service manager's stop): make passes it on, everything stops.
+    make_run.remember_processes()
+    os.kill(make_run.proc.pid, signal.SIGTERM)
+    make_run.wait_exit(STOP_WITHIN)
+    assert "SIGTERM received" in make_run.text()
+
     # A crashed child takes the rest down instead of leaving a half-system.
+    make_run.pids.clear()
+    started = make_run.start()
+    make_run.wait_for_form(started + START_TO_SOLVED)
     make_run.remember_processes()
     gunicorn = [p for p in make_run.pids if b"gunicorn" in Path(f"/proc/{p}/cmdline").read_bytes()]
     masters = [p for p in gunicorn if process_group(p) == p]  # the leader run.py started
