@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from math import gcd
 from operator import mul
 from typing import TYPE_CHECKING
@@ -34,20 +34,29 @@ def falling(n: int, k: int) -> int:
     return result
 
 
-def _extremes(pos: list[int], neg: list[int], avail: list[int]) -> tuple[int, int]:
-    """Return (min, max) of sum(c * d) over distinct digits from avail (sorted ascending)."""
-    top = avail[::-1]
-    # Rearrangement: the sum is largest when big coefficients get big digits, and the
-    # positive and negative letters never compete for a digit (there are enough of them).
-    hi = sum(map(mul, pos, top)) + sum(map(mul, neg, avail))
-    lo = sum(map(mul, pos, avail)) + sum(map(mul, neg, top))
-    return lo, hi
-
-
 Split = tuple[list[int], list[int]]
-# Per depth: positive coefficients (descending), negative ones (ascending), whether some of
-# those letters may not be 0, and the splits without the best letter to take 0 (max, min).
-_Signs = tuple[list[int], list[int], bool, Split | None, Split | None]
+# Per depth: positive coefficients (descending), negative ones (ascending), the 0-guards of
+# the maximum and the minimum, and the splits without the best letter to take 0 (max, min).
+_Signs = tuple[list[int], list[int], int, int, Split | None, Split | None]
+
+
+def _best(
+    pick: Callable[[list[int]], int],
+    pos: list[int],
+    neg: list[int],
+    rest: list[int],
+    without: Split | None,
+    full: bool,
+    side: int,
+) -> int:
+    """Return the max (side 1) or min (side 0) when 0 may not go where rearrangement puts it."""
+    up, down = (rest[::-1], rest) if side else (rest, rest[::-1])
+    options = [] if full else [sum(map(mul, pos, up)) + sum(map(mul, neg, down))]
+    if without is not None:
+        options.append(sum(map(mul, without[0], up)) + sum(map(mul, without[1], down)))
+    if not options:  # no valid assignment at all: an empty window
+        return -(1 << 400) if side else 1 << 400
+    return pick(options)
 
 
 def by_magnitude(live: list[str], coefficients: dict[str, int], base: int) -> list[str]:
@@ -157,53 +166,52 @@ class Plan:
         """Return (min, max) of the sum over letters i+1..last using distinct unused digits."""
         if self._signs is None:
             self._signs = [self._split(j) for j in range(max(self.last, 0))]
-        pos, neg, guarded, for_max, for_min = self._signs[i]
+        pos, neg, hi_guard, lo_guard, for_max, for_min = self._signs[i]
         avail = self._avail.get(used)
         if avail is None:
             avail = self._avail[used] = [x for x in range(self.base) if not used >> x & 1]
-        lo, hi = _extremes(pos, neg, avail)
-        if not guarded or not avail or avail[0]:
-            return lo, hi
-        # Digit 0 is free but some of these letters may not take it: the extreme either
-        # leaves 0 unused or gives it to the allowed letter that suits it best (exchange
-        # argument: the smallest coefficient for the maximum, the largest for the minimum).
-        k, rest = len(pos) + len(neg), avail[1:]
-        gets = neg[0] if neg else (pos[-1] if len(pos) == len(avail) else None)
-        if gets is not None and self._nz_coef(i, gets):
-            options = [_extremes(pos, neg, rest)[1]] if k <= len(rest) else []
-            if for_max is not None:
-                options.append(_extremes(*for_max, rest)[1])
-            hi = max(options) if options else lo - 1
-        gets = pos[0] if pos else (neg[-1] if len(neg) == len(avail) else None)
-        if gets is not None and self._nz_coef(i, gets):
-            options = [_extremes(pos, neg, rest)[0]] if k <= len(rest) else []
-            if for_min is not None:
-                options.append(_extremes(*for_min, rest)[0])
-            lo = min(options) if options else hi + 1
+        top = avail[::-1]
+        # Rearrangement: the sum is largest when big coefficients get big digits, and the
+        # positive and negative letters never compete for a digit (there are enough of them).
+        hi = sum(map(mul, pos, top)) + sum(map(mul, neg, avail))
+        lo = sum(map(mul, pos, avail)) + sum(map(mul, neg, top))
+        if avail and not avail[0] and (hi_guard or lo_guard):
+            # Digit 0 is free but the letter the extreme gives it to may not take it: then the
+            # extreme leaves 0 unused or gives it to the allowed letter that suits it best
+            # (exchange argument: the smallest coefficient for max, the largest for min).
+            full = len(pos) + len(neg) == len(avail)
+            rest = avail[1:]
+            if hi_guard == 1 or (hi_guard == 2 and full):
+                hi = _best(max, pos, neg, rest, for_max, full, 1)
+            if lo_guard == 1 or (lo_guard == 2 and full):
+                lo = _best(min, pos, neg, rest, for_min, full, 0)
         return lo, hi
 
-    def _nz_coef(self, i: int, c: int) -> bool:
-        """Return whether every letter after depth i with coefficient c may not be 0."""
-        return all(self.nz[j] for j in range(i + 1, self.last + 1) if self.coef[j] == c)
-
     def _split(self, i: int) -> _Signs:
-        """Return the coefficients after depth i split by sign, and the 0-aware variants."""
+        """Return the coefficients after depth i split by sign, with the 0-guard data."""
         rest = list(range(i + 1, self.last + 1))
         coef, nz = self.coef, self.nz
 
-        def split(js: list[int]) -> tuple[list[int], list[int]]:
+        def split(js: list[int]) -> Split:
             cs = [coef[j] for j in js]
             return sorted((c for c in cs if c > 0), reverse=True), sorted(c for c in cs if c < 0)
 
+        def guard(c: int | None, when_full: bool) -> int:
+            # 1: the extreme gives 0 to a letter that may not take it; 2: only if no digit is
+            # spare; 0: never (ties between equal coefficients can swap to an allowed letter).
+            if c is None or not all(nz[j] for j in rest if coef[j] == c):
+                return 0
+            return 2 if when_full else 1
+
+        pos, neg = split(rest)
+        hi_guard = guard(neg[0], False) if neg else guard(pos[-1] if pos else None, True)
+        lo_guard = guard(pos[0], False) if pos else guard(neg[-1] if neg else None, True)
         allowed = [j for j in rest if not nz[j]]
-        guarded = len(allowed) < len(rest)
         for_max = for_min = None
         if allowed:
-            low = min(allowed, key=lambda j: coef[j])
-            high = max(allowed, key=lambda j: coef[j])
-            for_max = split([j for j in rest if j != low])
-            for_min = split([j for j in rest if j != high])
-        return (*split(rest), guarded, for_max, for_min)
+            for_max = split([j for j in rest if j != min(allowed, key=lambda j: coef[j])])
+            for_min = split([j for j in rest if j != max(allowed, key=lambda j: coef[j])])
+        return pos, neg, hi_guard, lo_guard, for_max, for_min
 
     def window(self, i: int, used: int) -> tuple[int, int]:
         """Return (a, b): depth i's digit d must lie in [-((s + a) // c), (-s - b) // c]."""

@@ -210,6 +210,34 @@ class Search:
                     if r or q < lo1 or q > hi1 or used >> q & 1 or q == d:
                         continue
                     res.append((d, q))
+            elif i1 + 1 == last:
+                # The letter before the last, inlined: its digits, then the last by division.
+                c1, lo1, hi1, m1, g1, v1 = coef[i1], dlo_[i1], dhi_[i1], step_[i1], g_[i1], inv_[i1]
+                c2, lo2, hi2 = coef[last], dlo_[last], dhi_[last]
+                for d in range(lo, hi + 1, m):
+                    if used >> d & 1:
+                        continue
+                    u = used | 1 << d
+                    t = s + c * d
+                    a, b = rest[u << 6 | i1]
+                    x, y = -((t + a) // c1), (-t - b) // c1
+                    if x < lo1:
+                        x = lo1
+                    if y > hi1:
+                        y = hi1
+                    if x > y:
+                        continue
+                    if m1 > 1:
+                        if t % g1:
+                            continue
+                        x += ((-t // g1) * v1 - x) % m1
+                    for e in range(x, y + 1, m1):
+                        if u >> e & 1:
+                            continue
+                        q, r = divmod(-t - c1 * e, c2)
+                        if r or q < lo2 or q > hi2 or u >> q & 1 or q == e:
+                            continue
+                        res.append((d, e, q))
             else:
                 c1, lo1, hi1 = coef[i1], dlo_[i1], dhi_[i1]
                 for d in range(lo, hi + 1, m):
@@ -359,6 +387,36 @@ class Search:
                     k = idle(used | 1 << d | 1 << q)
                     self.found += k
                     total += k
+            elif i1 + 1 == last:
+                # The letter before the last, inlined: its digits, then the last by division.
+                c1, lo1, hi1, m1, g1, v1 = coef[i1], dlo_[i1], dhi_[i1], step_[i1], g_[i1], inv_[i1]
+                c2, lo2, hi2 = coef[last], dlo_[last], dhi_[last]
+                for d in range(lo, hi + 1, m):
+                    if used >> d & 1:
+                        continue
+                    u = used | 1 << d
+                    t = s + c * d
+                    a, b = rest[u << 6 | i1]
+                    x, y = -((t + a) // c1), (-t - b) // c1
+                    if x < lo1:
+                        x = lo1
+                    if y > hi1:
+                        y = hi1
+                    if x > y:
+                        continue
+                    if m1 > 1:
+                        if t % g1:
+                            continue
+                        x += ((-t // g1) * v1 - x) % m1
+                    for e in range(x, y + 1, m1):
+                        if u >> e & 1:
+                            continue
+                        q, r = divmod(-t - c1 * e, c2)
+                        if r or q < lo2 or q > hi2 or u >> q & 1 or q == e:
+                            continue
+                        k = idle(u | 1 << e | 1 << q)
+                        self.found += k
+                        total += k
             else:
                 c1, lo1, hi1 = coef[i1], dlo_[i1], dhi_[i1]
                 for d in range(lo, hi + 1, m):
