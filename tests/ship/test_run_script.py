@@ -113,3 +113,17 @@ def test_stop_escalates_to_sigkill_for_the_whole_group(tmp_path: Path) -> None:
     assert child.proc.returncode == -signal.SIGKILL
     assert not child.group_alive()
     assert time.monotonic() - started < 5
+
+
+def test_a_second_signal_stops_waiting_at_once(tmp_path: Path) -> None:
+    """When hurry() turns true (a second Ctrl-C), the stubborn group is killed without waiting."""
+    ignore_term = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); " + (
+        "print('ready', flush=True); time.sleep(60)"
+    )
+    sup = Supervisor(tmp_path, {})
+    child = sup.start("stubborn", [sys.executable, "-c", ignore_term], stdout=subprocess.PIPE)
+    assert child.proc.stdout is not None and child.proc.stdout.readline() == b"ready\n"
+    started = time.monotonic()
+    sup.stop([child], timeout=30, hurry=lambda: True)
+    assert child.proc.returncode == -signal.SIGKILL
+    assert time.monotonic() - started < 5
