@@ -81,6 +81,8 @@ def test_web_is_the_only_default_published_port(compose: dict[str, Any]) -> None
     for name in WORKERS:
         assert "container_name" not in svc[name], name
         assert "ports" not in svc[name], name
+        words = command(svc[name])
+        assert "%h" in words[words.index("-n") + 1]  # node names differ between scaled copies
     assert all(p.startswith("127.0.0.1:") for p in svc["flower"]["ports"])
 
 
