@@ -15,8 +15,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Search", "as_dict", "count", "estimate", "shards", "solve"]
 
-# Count-mode memo of (depth, partial sum, used digits) -> completions, capped for memory.
+# Memo of (depth, partial sum, used digits) -> completions, capped for memory; it is dropped
+# if fewer than 1 in 8 lookups hit by the time it holds PROBE states.
 MEMO_CAP = 1 << 21
+PROBE = 256
 # Solutions handed out between two looks at the clock when they come from permutations.
 CHUNK = 2048
 # Just below 1.0: an unfinished search never reports completion.
@@ -169,7 +171,8 @@ class Search:
         base_range = range(plan.base)
         memo: dict[tuple[int, int, int], list[Solution]] = {}
         get_memo = memo.get
-        stored = 0
+        stored = hits = 0
+        remember = True
 
         def idle(j: int, used: int, out: list[Item]) -> None:
             # Zero-coefficient letters: branch on the constrained ones, then permutations.
@@ -185,11 +188,12 @@ class Search:
 
         def tails(i: int, s: int, used: int, lo: int, hi: int) -> list[Solution]:
             # Digits for depths i..last of every completion; states recur, so memoise them.
-            nonlocal budget, stored
-            key = (i, s, used)
-            res = get_memo(key)
-            if res is not None:
-                return res
+            nonlocal budget, stored, hits, remember
+            if remember:
+                res = get_memo((i, s, used))
+                if res is not None:
+                    hits += 1
+                    return res
             budget -= 1
             if not budget:
                 tick(i)
@@ -256,9 +260,13 @@ class Search:
                         sub = tails(i1, t, u, x, y)
                         if sub:
                             res.extend(map((d,).__add__, sub))
-            if stored < MEMO_CAP:
+            if remember:
+                memo[i, s, used] = res
                 stored += len(res) + 1
-                memo[key] = res
+                # States rarely recur when coefficients differ: then stop paying for the memo.
+                if stored > MEMO_CAP or (len(memo) == PROBE and hits * 8 < PROBE):
+                    remember = False
+                    memo.clear()
             return res
 
         def emit(i: int, used: int, res: list[Solution]) -> list[Item]:
@@ -346,6 +354,7 @@ class Search:
         rest = Ranges(plan)
         memo: dict[tuple[int, int, int], int] = {}
         get_memo = memo.get
+        hits, remember = 0, True
         with0, free0, start = plan.with0, plan.free0, plan.idle_start
 
         def idle(used: int) -> int:
@@ -359,12 +368,13 @@ class Search:
             return with0[free] if used & 1 else free0[free]
 
         def node(i: int, s: int, used: int, lo: int, hi: int) -> int:
-            nonlocal budget
-            key = (i, s, used)
-            total = get_memo(key)
-            if total is not None:
-                self.found += total
-                return total
+            nonlocal budget, hits, remember
+            if remember:
+                total = get_memo((i, s, used))
+                if total is not None:
+                    hits += 1
+                    self.found += total
+                    return total
             budget -= 1
             if not budget:
                 tick(i)
@@ -433,8 +443,11 @@ class Search:
                     if x <= y:
                         path[i] = d
                         total += node(i1, t, u, x, y)
-            if len(memo) < MEMO_CAP:
-                memo[key] = total
+            if remember:
+                memo[i, s, used] = total
+                if len(memo) > MEMO_CAP or (len(memo) == PROBE and hits * 8 < PROBE):
+                    remember = False
+                    memo.clear()
             return total
 
         try:
