@@ -15,7 +15,7 @@ Per test:
                   its own broker queues too, so workers started for it see only its jobs.
   worker_factory  factory(settings, queues="solve,enumerate", concurrency=1, env=None,
                   wait=True) -> WorkerProcess (.pid, .children(), .kill(), .terminate(),
-                  .log()); every worker started is killed at teardown.
+                  .alive(), .log()); every worker still running is SIGKILLed at teardown.
   redis_factory   factory(appendonly=False) -> a started extra RedisServer, removed after.
   wait_job        wait_job(store, id, predicate=Job.done, timeout=30) -> Job, polling.
 """
@@ -80,9 +80,10 @@ def fresh_settings(settings: Settings) -> Callable[..., Settings]:
 class TrackingStore(JobStore):
     """A JobStore that remembers what it submitted, to cancel leftovers after the test."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, wait_leftovers: bool = True) -> None:
         super().__init__(settings)
         self.submitted: list[str] = []
+        self.wait_leftovers = wait_leftovers
 
     def submit(self, mode: str, puzzle: str, options: Mapping[str, Any] | None = None) -> Job:
         """Submit and remember the job id."""
@@ -90,10 +91,12 @@ class TrackingStore(JobStore):
         self.submitted.append(job.id)
         return job
 
-    def cancel_leftovers(self, timeout: float = 10) -> None:
+    def cancel_leftovers(self, timeout: float = 3) -> None:
         """Cancel every unfinished job this store submitted and wait until all are done."""
         for job_id in self.submitted:
             self.cancel(job_id)
+        if not self.wait_leftovers:
+            return
         deadline = time.monotonic() + timeout
         for job_id in self.submitted:
             while time.monotonic() < deadline:
@@ -104,12 +107,16 @@ class TrackingStore(JobStore):
 
 
 @pytest.fixture()
-def store_factory() -> Iterator[Callable[[Settings], TrackingStore]]:
-    """Factory: a TrackingStore on given settings, cleaned up at teardown."""
+def store_factory() -> Iterator[Callable[..., TrackingStore]]:
+    """Factory(settings, wait_leftovers=True): a TrackingStore, its jobs cancelled at teardown.
+
+    With wait_leftovers=False teardown does not wait for cancelled running jobs to end (for
+    tests that fake attempts with no worker behind them).
+    """
     stores: list[TrackingStore] = []
 
-    def make(settings: Settings) -> TrackingStore:
-        stores.append(TrackingStore(settings))
+    def make(settings: Settings, wait_leftovers: bool = True) -> TrackingStore:
+        stores.append(TrackingStore(settings, wait_leftovers))
         return stores[-1]
 
     yield make
@@ -121,7 +128,7 @@ def store_factory() -> Iterator[Callable[[Settings], TrackingStore]]:
 
 
 @pytest.fixture()
-def store(settings: Settings, store_factory: Callable[[Settings], TrackingStore]) -> JobStore:
+def store(settings: Settings, store_factory: Callable[..., TrackingStore]) -> JobStore:
     """A JobStore on the session settings; its unfinished jobs are cancelled afterwards."""
     return store_factory(settings)
 
@@ -149,9 +156,7 @@ def worker_factory() -> Iterator[Callable[..., WorkerProcess]]:
         return worker.wait_ready() if wait else worker
 
     yield start
-    for worker in started:
-        worker.kill()
-        worker.cleanup()
+    WorkerProcess.stop_all(started)
 
 
 @pytest.fixture(scope="session")
@@ -163,8 +168,7 @@ def celery_workers(settings: Settings) -> Iterator[tuple[WorkerProcess, WorkerPr
             worker.wait_ready()
         yield workers[0], workers[1]
     finally:
-        for worker in workers:
-            worker.cleanup()
+        WorkerProcess.stop_all(workers)
 
 
 @pytest.fixture()

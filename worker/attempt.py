@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import redis
 
 from .config import Settings
-from .jobs import key_for
+from .jobs import CHUNK, key_for
 from .scripts import CLAIM, UPDATE
 
 
@@ -51,6 +51,7 @@ class Attempt:
         self.settings = settings
         self.job_id = job_id
         self.number = 0
+        self.width = 1  # characters per compact solution (len of the puzzle's letters)
         prefix = settings.key_prefix
         self.keys = [
             key_for(prefix, "job", job_id),
@@ -82,12 +83,13 @@ class Attempt:
         self,
         fields: dict[str, str],
         grid: dict[str, str],
-        solutions: list[str],
+        solutions: str,
         seq: int,
         final: str = "",
     ) -> int:
         """Write progress, grid cells and one batch of solutions; 0 = refused, 2 = cancel asked.
 
+        `solutions` is the batch's compact solutions concatenated (each len(letters) long).
         The batch is applied only if seq is newer than the last applied one, so resending a
         batch whose reply was lost never duplicates solutions.
         """
@@ -101,6 +103,9 @@ class Attempt:
             seq,
             self.job_id,
             final,
+            self.width,
+            solutions,
+            CHUNK,
             len(fields),
         ]
         for name, value in fields.items():
@@ -108,7 +113,6 @@ class Attempt:
         args.append(len(grid))
         for name, value in grid.items():
             args += [name, value]
-        args += solutions
         return int(self.client.eval(UPDATE, 4, *self.keys, *args))
 
     def poll(self) -> tuple[bool, bool]:

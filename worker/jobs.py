@@ -2,7 +2,9 @@
 
 Redis layout (every key under settings.key_prefix, built by key_for(), every key with a TTL):
   {p}:job:{id}            hash: the job record (fields listed in Job.from_hash)
-  {p}:job:{id}:solutions  list: compact solutions, one base-36 digit per letter of Puzzle.letters
+  {p}:job:{id}:solutions  list: chunks of CHUNK compact solutions, concatenated; a compact
+                          solution is one base-36 digit per letter of Puzzle.letters, so the
+                          n-th solution is at a fixed place (only the last chunk is partial)
   {p}:job:{id}:grid       hash: "{letter}:{digit}" -> solutions with that letter on that digit
   {p}:dedup:{sha256}      string: the job id of an identical submission
   {p}:leases              zset: running job ids scored by lease expiry (for takeover)
@@ -41,6 +43,7 @@ __all__ = [
 
 OPTION_NAMES = frozenset({"base", "leading_zeros", "fixed"})
 DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+CHUNK = 1000  # solutions per element of the solutions list
 
 
 class State(StrEnum):
@@ -309,19 +312,34 @@ class JobStore:
     @guarded
     def solutions(self, job_id: str, offset: int = 0, limit: int = 100) -> Page | None:
         """A page of the stored solutions (offset from the start), or None for unknown ids."""
+        found = self.compact(job_id, offset, limit)
+        if found is None:
+            return None
+        letters, texts, total, truncated = found
+        items = [decode(letters, text) for text in texts]
+        return Page(items, total, truncated, max(0, int(offset)), max(0, int(limit)))
+
+    @guarded
+    def compact(self, job_id: str, offset: int = 0, limit: int = 100) -> Any:
+        """(letters, compact solution strings, total stored, truncated), or None if unknown."""
         offset, limit = max(0, int(offset)), max(0, int(limit))
+        key = self.key("solutions", job_id)
+        first, last = offset // CHUNK, (offset + max(limit, 1) - 1) // CHUNK
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.hmget(self.key("job", job_id), "letters", "truncated", "state")
-            pipe.llen(self.key("solutions", job_id))
-            if limit:
-                pipe.lrange(self.key("solutions", job_id), offset, offset + limit - 1)
-            replies = pipe.execute()
-        letters, truncated, state = replies[0]
+            pipe.llen(key)
+            pipe.lindex(key, -1)
+            pipe.lrange(key, first, last)
+            (letters, truncated, state), chunks, tail, texts = pipe.execute()
         if state is None:
             return None
-        texts = replies[2] if limit else []
-        items = [decode(letters, text) for text in texts]
-        return Page(items, int(replies[1]), truncated == "1", offset, limit)
+        width = len(letters)
+        total = (chunks - 1) * CHUNK + len(tail) // width if chunks else 0
+        joined = "".join(texts)
+        start = (offset - first * CHUNK) * width
+        joined = joined[start : start + limit * width]
+        items = [joined[i : i + width] for i in range(0, len(joined), width)]
+        return letters, items, total, truncated == "1"
 
     @guarded
     def grid(self, job_id: str) -> dict[str, list[int]] | None:

@@ -12,13 +12,17 @@ import alphametic
 
 from .attempt import Attempt
 from .config import Settings
-from .jobs import Job, Mode, State, encode
+from .jobs import DIGITS, Job, Mode, State
 from .store import UNREACHABLE
 
 log = logging.getLogger(__name__)
 
 CANCELED, STALE, TIME_LIMIT = "canceled", "stale", "time limit"
 FINAL_WRITE_TRIES = 5
+
+
+# bytes(solution) holds raw digits 0..35; this table turns them into compact characters.
+TO_TEXT = bytes.maketrans(bytes(range(len(DIGITS))), DIGITS.encode())
 
 
 class Run:
@@ -30,12 +34,15 @@ class Run:
         self.job = job
         self.puzzle = alphametic.parse(job.puzzle, **job.options)
         self.letters = "".join(self.puzzle.letters)
+        attempt.width = len(self.letters)
         self.grid = [[0] * self.puzzle.base for _ in self.letters]
         self.sent_grid: dict[str, str] = {}
-        self.pending: list[str] = []
-        self.inflight: list[tuple[int, list[str]]] = []
+        self.pending: list[tuple[int, ...]] = []
+        self.inflight: list[tuple[int, str]] = []
         self.seq = 0
         self.found = 0
+        self.kept = 0  # solutions handed to Redis for storing (at most the cap)
+        self.truncated = False
         self.first: str = ""
         self.outcome: str | None = None
         self.eta: float | None = None
@@ -48,28 +55,43 @@ class Run:
         self.search = alphametic.Search(
             self.puzzle, check=self.hook, check_interval=min(0.01, self.settings.flush_interval)
         )
+        pending, size = self.pending, self.settings.flush_size
+        append = pending.append
         try:
-            for solution in self.search.solutions():
-                self.add(solution)
-                if self.job.mode is Mode.SOLVE:
+            if self.job.mode is Mode.SOLVE:
+                for solution in self.search.solutions():
+                    append(solution)
                     break
+            else:
+                # The hot loop: one append per solution; encoding, counting the grid and
+                # storing happen per batch in take_batch() and write().
+                for solution in self.search.solutions():
+                    append(solution)
+                    if len(pending) >= size:
+                        self.write()  # empties self.pending (the same list) in place
         except SoftTimeLimitExceeded:
             # Celery's soft limit (a backstop to the hook's deadline) interrupted the search.
             self.outcome = TIME_LIMIT
         return self.finish()
 
-    def add(self, solution: tuple[int, ...]) -> None:
-        """Count one solution into the grid and the pending batch; flush a full batch."""
-        text = encode(solution)
-        if not self.found:
-            self.first = text
-        self.found += 1
-        for row, digit in zip(self.grid, solution, strict=True):
-            row[digit] += 1
-        if self.found <= self.settings.max_stored_solutions:
-            self.pending.append(text)
-        if len(self.pending) >= self.settings.flush_size:
-            self.write()
+    def take_batch(self) -> str:
+        """Turn pending solutions into one compact string, counting them into the grid."""
+        width = len(self.letters)
+        raw = b"".join(map(bytes, self.pending))
+        self.pending.clear()
+        count = len(raw) // width
+        for position, row in enumerate(self.grid):
+            column = raw[position::width]  # this letter's digit in every solution of the batch
+            for digit in range(len(row)):
+                row[digit] += column.count(digit)
+        joined = raw.translate(TO_TEXT)
+        if not self.found and count:
+            self.first = joined[:width].decode()
+        self.found += count
+        keep = min(count, max(0, self.settings.max_stored_solutions - self.kept))
+        self.kept += keep
+        self.truncated = self.truncated or keep < count
+        return joined[: keep * width].decode()
 
     def hook(self, search: Any) -> bool:
         """The search's check: enforce the deadline, flush, write progress, poll the flag."""
@@ -104,6 +126,7 @@ class Run:
             "progress": repr(progress),
             "nodes": str(int(self.search.nodes)),
             "found": str(self.found),
+            "truncated": "1" if self.truncated else "0",
             "eta": "" if final or self.eta is None else repr(round(self.eta, 3)),
         }
         if final == State.SUCCEEDED and self.job.mode is Mode.SOLVE:
@@ -130,10 +153,9 @@ class Run:
         changes = {}
         for letter, row in zip(self.letters, self.grid, strict=True):
             for digit, count in enumerate(row):
-                if count:
-                    name = f"{letter}:{digit}"
-                    if self.sent_grid.get(name) != str(count):
-                        changes[name] = str(count)
+                name = f"{letter}:{digit}"
+                if count and self.sent_grid.get(name) != str(count):
+                    changes[name] = str(count)
         return changes
 
     def write(self, final: str = "") -> bool:
@@ -143,20 +165,25 @@ class Run:
         reply is refused by the script instead of storing the batch twice.
         """
         now = time.monotonic()
-        if not final:
-            self.update_eta()
-        self.last_write = self.last_poll = now
+        # Progress and grid go out at most every progress_interval (and with the final write);
+        # a batch flush in between carries only solutions.
+        progress_due = bool(final) or now - self.last_write >= self.settings.progress_interval
+        if progress_due:
+            if not final:
+                self.update_eta()
+            self.last_write = now
+        self.last_poll = now
         if self.pending:
             self.seq += 1
-            self.inflight.append((self.seq, self.pending))
-            self.pending = []
+            self.inflight.append((self.seq, self.take_batch()))
             self.last_flush = now
-        batches = self.inflight or [(self.seq, [])]
+        batches = self.inflight or [(self.seq, "")]
         try:
             for index, (seq, items) in enumerate(batches):
                 last = index == len(batches) - 1
-                grid = self.grid_changes()
-                status = self.attempt.write(self.fields(final), grid, items, seq, final * last)
+                fields = self.fields(final) if progress_due else {}
+                grid = self.grid_changes() if progress_due else {}
+                status = self.attempt.write(fields, grid, items, seq, final if last else "")
                 self.sent_grid.update(grid)
                 if self.inflight:
                     self.inflight.pop(0)

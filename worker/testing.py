@@ -200,3 +200,14 @@ class WorkerProcess:
         """Stop the worker (forcefully after a short grace) and remove its log."""
         self.terminate(timeout=5)
         self.log_path.unlink(missing_ok=True)
+
+    @staticmethod
+    def stop_all(workers: list[WorkerProcess], graceful: bool = False) -> None:
+        """Stop every worker: SIGKILL at once, or SIGTERM all first so shutdowns overlap."""
+        for worker in workers:
+            if not graceful:
+                worker.kill()
+            elif worker.alive():
+                worker.proc.terminate()
+        for worker in workers:
+            worker.cleanup()
