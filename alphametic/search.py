@@ -94,6 +94,8 @@ class Search:
         self._path = [0] * plan.n + plan.fixed_digits
         self._batch = 256
         check, interval = self.check, self.check_interval * 0.75
+        # Clock reads ~0.5-2 ms apart, and closer when the caller asks for a shorter interval.
+        fast, slow = min(0.0005, interval / 8), min(0.002, interval / 2)
         done = self._done = [0]  # nodes in the batches already finished
         clock = [monotonic(), monotonic()]  # last tick, last check
 
@@ -112,10 +114,9 @@ class Search:
             now = monotonic()
             done[0] += self._batch
             gap, clock[0] = now - clock[0], now
-            # Keep clock reads ~1 ms apart whatever a node costs.
-            if gap < 0.0005 and self._batch < 1 << 16:
+            if gap < fast and self._batch < 1 << 16:
                 self._batch *= 2
-            elif gap > 0.002 and self._batch > 8:
+            elif gap > slow and self._batch > 8:
                 self._batch //= 2
             poll(depth)
 
