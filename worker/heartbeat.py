@@ -1,9 +1,14 @@
-"""Worker heartbeats in Redis: how health() counts live workers per queue without a broadcast.
+"""Worker heartbeats in Redis, and the sweep that re-queues jobs whose worker died.
 
 Each worker's main process runs a thread (a Celery bootstep) that every heartbeat_interval
 seconds puts its hostname, scored by the time, into the sorted set {prefix}:workers:{queue} of
 every queue it consumes. health() counts members seen within the last three intervals: one
 ZCOUNT per queue (~0.1 ms) instead of `celery inspect ping`, which waits a full timeout.
+
+The same thread sweeps {prefix}:leases: a running job whose lease (renewed with every progress
+write) has expired lost its worker, so it is sent to its queue again at once, instead of
+waiting for the broker's visibility timeout; the claim script then starts a new attempt and
+the old one, should it still be alive, is stale and can no longer write.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import redis
 from celery import bootsteps
 
 from .config import Settings
+from .scripts import REAP
 from .store import UNREACHABLE, connect
 
 log = logging.getLogger(__name__)
@@ -53,6 +59,25 @@ def beat(client: redis.Redis, settings: Settings, hostname: str, queues: list[st
         pipe.execute()
 
 
+def reap(client: redis.Redis, settings: Settings, app: Any, limit: int = 50) -> list[str]:
+    """Re-queue running jobs whose lease expired; returns their ids."""
+    from .celery_app import TASK_NAMES
+    from .jobs import key_for
+
+    now = time.time()
+    leases = key_for(settings.key_prefix, "leases")
+    requeued = []
+    for job_id in client.zrangebyscore(leases, "-inf", now, start=0, num=limit):
+        job_key = key_for(settings.key_prefix, "job", job_id)
+        renewed = repr(now + settings.lease_seconds)
+        mode = client.eval(REAP, 2, job_key, leases, repr(now), renewed, job_id)
+        if mode:
+            log.warning("job %s lost its worker (lease expired): re-queued", job_id)
+            app.send_task(TASK_NAMES[mode], args=[job_id], queue=mode, expires=settings.ttl)
+            requeued.append(job_id)
+    return requeued
+
+
 class Heartbeat(bootsteps.StartStopStep):
     """Worker bootstep running the heartbeat thread in the worker's main process."""
 
@@ -72,17 +97,20 @@ class Heartbeat(bootsteps.StartStopStep):
         self._queues, self._hostname = queues, worker.hostname
         self._client = connect(settings)
         self._thread = threading.Thread(
-            target=self._run, args=(settings,), name="alphametic-heartbeat", daemon=True
+            target=self._run, args=(settings, worker.app), name="alphametic-heartbeat", daemon=True
         )
         self._thread.start()
 
-    def _run(self, settings: Settings) -> None:
-        """Beat until stopped; Redis being away only delays the next beat."""
+    def _run(self, settings: Settings, app: Any) -> None:
+        """Beat and sweep until stopped; Redis being away only delays the next round."""
         while not self._stop.is_set():
             try:
                 beat(self._client, settings, self._hostname, self._queues)
+                reap(self._client, settings, app)
             except UNREACHABLE as error:
                 log.warning("heartbeat failed: %s", error)
+            except Exception:  # noqa: BLE001 (the thread must survive anything, and say so)
+                log.exception("heartbeat round failed")
             self._stop.wait(settings.heartbeat_interval)
 
     def stop(self, worker: Any) -> None:

@@ -121,3 +121,23 @@ if state == 'queued' or (state == 'running' and tonumber(s[3] or '0') < tonumber
 end
 return {state, 1}
 """
+
+# KEYS: job hash, leases zset.  ARGV: now, new_lease, job_id.
+# Returns the job's mode when this caller won the right to re-queue a running job whose lease
+# expired (its worker died), else ''. Winning pushes the lease forward, so of several workers
+# sweeping at once only one re-queues it.
+REAP = """
+local score = redis.call('ZSCORE', KEYS[2], ARGV[3])
+if not score or tonumber(score) > tonumber(ARGV[1]) then return '' end
+local s = redis.call('HMGET', KEYS[1], 'state', 'lease', 'mode')
+if s[1] ~= 'running' then
+  redis.call('ZREM', KEYS[2], ARGV[3])
+  return ''
+end
+if tonumber(s[2] or '0') > tonumber(ARGV[1]) then
+  redis.call('ZADD', KEYS[2], s[2], ARGV[3])
+  return ''
+end
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+return s[3]
+"""

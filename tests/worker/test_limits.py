@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -52,3 +53,23 @@ def test_killed_pool_process_reruns_without_duplicates(
     assert done.state is State.SUCCEEDED and done.attempt == 2, done.to_dict()
     _letters, stored, total, _truncated = store.compact(job.id, 0, MEDIUM_COUNT + 1)
     assert done.solutions_found == total == len(stored) == len(set(stored)) == MEDIUM_COUNT
+
+
+def test_dead_worker_job_is_taken_over_by_another(
+    fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any, wait_job: Any
+) -> None:
+    """kill -9 of a whole worker mid-job: a live worker takes over once the lease expires."""
+    settings = fresh_settings(lease_seconds=1.5, heartbeat_interval=0.3)
+    first = worker_factory(settings, "enumerate")
+    store = store_factory(settings)
+    job = store.submit("enumerate", *MEDIUM)
+    wait_job(store, job.id, lambda j: j.state is State.RUNNING)
+    second = worker_factory(settings, "enumerate", wait=False)
+    first.kill()  # parent and pool child at once: the message stays unacknowledged
+    second.wait_ready()
+    started = time.monotonic()
+    done = wait_job(store, job.id, timeout=30)
+    assert done.state is State.SUCCEEDED and done.attempt == 2, done.to_dict()
+    assert done.solutions_found == MEDIUM_COUNT and time.monotonic() - started < 20
+    _letters, stored, total, _truncated = store.compact(job.id, 0, MEDIUM_COUNT + 1)
+    assert total == len(set(stored)) == MEDIUM_COUNT
