@@ -19,8 +19,8 @@ __all__ = ["Search", "as_dict", "count", "estimate", "shards", "solve"]
 # if fewer than 1 in 8 lookups hit by the time it holds PROBE states.
 MEMO_CAP = 1 << 21
 PROBE = 256
-# Solutions handed out between two looks at the clock when they come from permutations.
-CHUNK = 2048
+# Solutions handed out between two looks at the clock (they cost the consumer time too).
+CHUNK = 1024
 # Just below 1.0: an unfinished search never reports completion.
 _ALMOST = 1.0 - 2.0**-40
 
@@ -93,7 +93,7 @@ class Search:
         self._depth = plan.n
         self._path = [0] * plan.n + plan.fixed_digits
         self._batch = 256
-        check, interval = self.check, self.check_interval * 0.75
+        check, interval = self.check, self.check_interval * 0.6
         # Clock reads ~0.5-2 ms apart, and closer when the caller asks for a shorter interval.
         fast, slow = min(0.0005, interval / 8), min(0.002, interval / 2)
         done = self._done = [0]  # nodes in the batches already finished
@@ -136,11 +136,16 @@ class Search:
             self._finish()
             return
         try:
+            left = CHUNK
             for batch in self._batches(tick):
                 for item in batch:
                     if isinstance(item, tuple):
                         self.found += 1
                         yield item
+                        left -= 1
+                        if not left:  # big batches: keep checking while handing them out
+                            left = CHUNK
+                            self._poll(plan.n)
                         continue
                     # A lazy run of permutations: hand it out in chunks, checking in between.
                     while chunk := list(islice(item, CHUNK)):
