@@ -175,3 +175,18 @@ def test_every_key_has_a_ttl(quiet: JobStore) -> None:
 def test_health_without_workers(quiet: JobStore) -> None:
     """Health answers with Redis up and no workers heard from."""
     assert quiet.health() == {"redis": True, "workers": {"solve": 0, "enumerate": 0}}
+
+
+def test_succeeded_job_is_reused_but_not_a_cancelled_one(quiet: JobStore) -> None:
+    """Within its TTL a succeeded job answers an identical submission; a cancelled one not."""
+    job = quiet.submit("solve", "SEND + MORE = MONEY")
+    attempt = Attempt(raw(quiet), quiet.settings, job.id)
+    attempt.claim("a|x|1")
+    attempt.width = 8
+    assert attempt.write({"solution": "75160892"}, {}, "75160892", 1, final="succeeded") == 1
+    again = quiet.submit("solve", "send + more = money")
+    assert again.id == job.id and again.state is State.SUCCEEDED
+    assert again.solution == {"D": 7, "E": 5, "M": 1, "N": 6, "O": 0, "R": 8, "S": 9, "Y": 2}
+    other = quiet.submit("enumerate", "SEND + MORE = MONEY")
+    quiet.cancel(other.id)
+    assert quiet.submit("enumerate", "SEND + MORE = MONEY").id != other.id
