@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from math import gcd
 from operator import mul
@@ -281,47 +280,3 @@ class Ranges(dict[int, tuple[int, int]]):
         if len(self) < BOUNDS_CAP:
             self[key] = value
         return value
-
-
-def shards(puzzle: Puzzle, depth: int) -> list[tuple[tuple[int, ...], float]]:
-    """Return the surviving prefixes of the first `depth` search letters with their tree shares."""
-    plan = Plan(puzzle)
-    depth = max(0, min(depth, plan.n))
-    if plan.empty or (plan.last < 0 and plan.s0 != 0):
-        return []
-    out: list[tuple[tuple[int, ...], float]] = []
-    bounds = Ranges(plan)
-
-    def walk(i: int, s: int, used: int, prefix: tuple[int, ...], weight: float) -> None:
-        if i == depth:
-            out.append((prefix, weight))
-            return
-        width = sum(1 for d in range(plan.dlo[i], plan.dhi[i] + 1) if not used >> d & 1)
-        for d in plan.candidates(i, s, used, bounds):
-            walk(i + 1, s + plan.coef[i] * d, used | 1 << d, (*prefix, d), weight / width)
-
-    walk(0, plan.s0, plan.used0, (), 1.0)
-    total = sum(w for _, w in out)
-    return [(p, w / total) for p, w in out]
-
-
-def estimate(puzzle: Puzzle, probes: int = 24) -> float:
-    """Return Knuth's random-probe estimate of the number of search nodes (deterministic)."""
-    plan = Plan(puzzle)
-    if plan.empty:
-        return 1.0
-    rng = random.Random(0)
-    bounds = Ranges(plan)
-    total = 0.0
-    for _ in range(probes):
-        s, used, size, product = plan.s0, plan.used0, 1.0, 1.0
-        for i in range(plan.n):
-            options = plan.candidates(i, s, used, bounds)
-            if not options:
-                break
-            product *= len(options)
-            size += product
-            d = rng.choice(options)
-            s, used = s + plan.coef[i] * d, used | 1 << d
-        total += size
-    return total / probes

@@ -1,0 +1,352 @@
+"""The search core: depth-first loops over the plan, for solutions and for counting."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from itertools import permutations
+from operator import itemgetter
+
+from .order import Plan, Ranges
+
+# Memo of (depth, partial sum, used digits) -> completions, capped for memory; it is dropped
+# if fewer than 1 in 8 lookups hit by the time it holds PROBE states.
+MEMO_CAP = 1 << 21
+PROBE = 256
+# Letters above the last one that are solved as one memoised subtree in solutions().
+DEEP = 4
+
+Solution = tuple[int, ...]
+# What the search core hands up: a solution, or a lazy run of them (zero-coefficient letters).
+Item = Solution | Iterator[Solution]
+# Called every tally.batch nodes with the current depth (may raise to stop the search).
+Tick = Callable[[int], None]
+
+
+class Tally:
+    """Counters shared by a search run and the core: solutions, node batches, node reader."""
+
+    __slots__ = ("batch", "done", "found", "reader")
+
+    def __init__(self) -> None:
+        """Start at zero, with a first batch of 256 nodes between ticks."""
+        self.found = 0
+        self.batch = 256
+        self.done = 0
+        self.reader: Callable[[], int] = lambda: self.done
+
+
+def _getter(slots: tuple[int, ...]) -> Callable[[Sequence[int]], Solution]:
+    """Return a function picking the given slots of a sequence as a tuple."""
+    if len(slots) == 1:
+        only = slots[0]
+        return lambda seq: (seq[only],)
+    get: Callable[[Sequence[int]], Solution] = itemgetter(*slots)
+    return get
+
+
+def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[list[Item]]:
+    """Yield lists of solutions (or lazy runs of them); bottom levels are memoised calls."""
+    n, last, free = plan.n, plan.last, plan.free
+    coef, dlo_, dhi_, step_, g_, inv_ = (
+        plan.coef,
+        plan.dlo,
+        plan.dhi,
+        plan.step,
+        plan.g,
+        plan.inv,
+    )
+    rest = Ranges(plan)
+    pick_live, pick_tail = _getter(plan.live_slots), _getter(plan.tail_slots)
+    fixed = tuple(plan.fixed_digits)
+    budget = tally.batch
+    tally.reader = lambda: tally.done + tally.batch - budget
+    base_range = range(plan.base)
+    memo: dict[tuple[int, int, int], list[Solution]] = {}
+    get_memo = memo.get
+    stored = hits = 0
+    remember = True
+
+    def idle(j: int, used: int, out: list[Item]) -> None:
+        # Zero-coefficient letters: branch on the constrained ones, then permutations.
+        if j == free:
+            head = tuple(path[:free]) + fixed
+            avail = [d for d in base_range if not used >> d & 1]
+            out.append(map(pick_tail, map(head.__add__, permutations(avail, n - free))))
+            return
+        for d in range(dlo_[j], dhi_[j] + 1):
+            if not used >> d & 1:
+                path[j] = d
+                idle(j + 1, used | 1 << d, out)
+
+    def tails(i: int, s: int, used: int, lo: int, hi: int) -> list[Solution]:
+        # Digits for depths i..last of every completion; states recur, so memoise them.
+        nonlocal budget, stored, hits, remember
+        if remember:
+            res = get_memo((i, s, used))
+            if res is not None:
+                hits += 1
+                return res
+        budget -= 1
+        if not budget:
+            tick(i)
+            budget = tally.batch
+        res = []
+        c, m = coef[i], step_[i]
+        if m > 1:
+            if s % g_[i]:
+                return res
+            lo += ((-s // g_[i]) * inv_[i] - lo) % m
+        i1 = i + 1
+        if i1 == last:
+            c1, lo1, hi1 = coef[last], dlo_[last], dhi_[last]
+            for d in range(lo, hi + 1, m):
+                if used >> d & 1:
+                    continue
+                q, r = divmod(-s - c * d, c1)
+                if r or q < lo1 or q > hi1 or used >> q & 1 or q == d:
+                    continue
+                res.append((d, q))
+        elif i1 + 1 == last:
+            # The letter before the last, inlined: its digits, then the last by division.
+            c1, lo1, hi1, m1, g1, v1 = coef[i1], dlo_[i1], dhi_[i1], step_[i1], g_[i1], inv_[i1]
+            c2, lo2, hi2 = coef[last], dlo_[last], dhi_[last]
+            for d in range(lo, hi + 1, m):
+                if used >> d & 1:
+                    continue
+                u = used | 1 << d
+                t = s + c * d
+                a, b = rest[u << 6 | i1]
+                x, y = -((t + a) // c1), (-t - b) // c1
+                if x < lo1:
+                    x = lo1
+                if y > hi1:
+                    y = hi1
+                if x > y:
+                    continue
+                if m1 > 1:
+                    if t % g1:
+                        continue
+                    x += ((-t // g1) * v1 - x) % m1
+                for e in range(x, y + 1, m1):
+                    if u >> e & 1:
+                        continue
+                    q, r = divmod(-t - c1 * e, c2)
+                    if r or q < lo2 or q > hi2 or u >> q & 1 or q == e:
+                        continue
+                    res.append((d, e, q))
+        else:
+            c1, lo1, hi1 = coef[i1], dlo_[i1], dhi_[i1]
+            for d in range(lo, hi + 1, m):
+                if used >> d & 1:
+                    continue
+                u = used | 1 << d
+                t = s + c * d
+                a, b = rest[u << 6 | i1]
+                x, y = -((t + a) // c1), (-t - b) // c1
+                if x < lo1:
+                    x = lo1
+                if y > hi1:
+                    y = hi1
+                if x <= y:
+                    path[i] = d
+                    sub = tails(i1, t, u, x, y)
+                    if sub:
+                        res.extend(map((d,).__add__, sub))
+        if remember:
+            memo[i, s, used] = res
+            stored += len(res) + 1
+            # States rarely recur when coefficients differ: then stop paying for the memo.
+            if stored > MEMO_CAP or (len(memo) == PROBE and hits * 8 < PROBE):
+                remember = False
+                memo.clear()
+        return res
+
+    def emit(i: int, used: int, res: list[Solution]) -> list[Item]:
+        # Complete solutions for the subtree at depth i: prefix + tail (+ zero letters).
+        if last + 1 == n:
+            head = fixed + tuple(path[:i])
+            return list(map(pick_live, map(head.__add__, res)))
+        out: list[Item] = []
+        for tail in res:
+            path[i : last + 1] = tail
+            u = used
+            for d in tail:
+                u |= 1 << d
+            idle(last + 1, u, out)
+        return out
+
+    def node(i: int, s: int, used: int, lo: int, hi: int) -> Iterator[list[Item]]:
+        # Generator levels near the root; the subtree below `cut` is one tails() call.
+        nonlocal budget
+        budget -= 1
+        if not budget:
+            tick(i)
+            budget = tally.batch
+        c, m = coef[i], step_[i]
+        if m > 1:
+            if s % g_[i]:
+                return
+            lo += ((-s // g_[i]) * inv_[i] - lo) % m
+        i1 = i + 1
+        c1, lo1, hi1 = coef[i1], dlo_[i1], dhi_[i1]
+        for d in range(lo, hi + 1, m):
+            if used >> d & 1:
+                continue
+            u = used | 1 << d
+            t = s + c * d
+            a, b = rest[u << 6 | i1]
+            x, y = max(lo1, -((t + a) // c1)), min(hi1, (-t - b) // c1)
+            if x <= y:
+                path[i] = d
+                if i1 < cut:
+                    yield from node(i1, t, u, x, y)
+                else:
+                    res = tails(i1, t, u, x, y)
+                    if res:
+                        yield emit(i1, u, res)
+
+    s0, used0 = plan.s0, plan.used0
+    cut = max(0, last - DEEP)
+    if last < 0:
+        out: list[Item] = []
+        idle(0, used0, out)
+        yield out
+    elif last == 0:
+        q, r = divmod(-s0, coef[0])
+        if not r and dlo_[0] <= q <= dhi_[0] and not used0 >> q & 1:
+            yield emit(0, used0, [(q,)])
+    else:
+        a, b = rest[used0 << 6]
+        x, y = max(dlo_[0], -((s0 + a) // coef[0])), min(dhi_[0], (-s0 - b) // coef[0])
+        if x > y:
+            return
+        if cut == 0:
+            yield emit(0, used0, tails(0, s0, used0, x, y))
+        else:
+            yield from node(0, s0, used0, x, y)
+
+
+def count_tree(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> None:
+    """Count the solutions into tally.found without building them (memoised where it pays)."""
+    budget = tally.batch
+    tally.reader = lambda: tally.done + tally.batch - budget
+    last, base = plan.last, plan.base
+    coef, dlo_, dhi_, step_, g_, inv_ = (
+        plan.coef,
+        plan.dlo,
+        plan.dhi,
+        plan.step,
+        plan.g,
+        plan.inv,
+    )
+    rest = Ranges(plan)
+    memo: dict[tuple[int, int, int], int] = {}
+    get_memo = memo.get
+    hits, remember = 0, True
+    with0, free0, start = plan.with0, plan.free0, plan.idle_start
+
+    def idle(used: int) -> int:
+        # Zero-coefficient letters fixed by the prefix first, then arrangements of the rest.
+        for j in range(last + 1, start):
+            d = dlo_[j]
+            if d > dhi_[j] or used >> d & 1:
+                return 0
+            used |= 1 << d
+        free = base - used.bit_count()
+        return with0[free] if used & 1 else free0[free]
+
+    def node(i: int, s: int, used: int, lo: int, hi: int) -> int:
+        nonlocal budget, hits, remember
+        if remember:
+            total = get_memo((i, s, used))
+            if total is not None:
+                hits += 1
+                tally.found += total
+                return total
+        budget -= 1
+        if not budget:
+            tick(i)
+            budget = tally.batch
+        total = 0
+        c, m = coef[i], step_[i]
+        if m > 1:
+            if s % g_[i]:
+                return 0
+            lo += ((-s // g_[i]) * inv_[i] - lo) % m
+        i1 = i + 1
+        if i1 == last:
+            c1, lo1, hi1 = coef[last], dlo_[last], dhi_[last]
+            for d in range(lo, hi + 1, m):
+                if used >> d & 1:
+                    continue
+                q, r = divmod(-s - c * d, c1)
+                if r or q < lo1 or q > hi1 or used >> q & 1 or q == d:
+                    continue
+                k = idle(used | 1 << d | 1 << q)
+                tally.found += k
+                total += k
+        elif i1 + 1 == last:
+            # The letter before the last, inlined: its digits, then the last by division.
+            c1, lo1, hi1, m1, g1, v1 = coef[i1], dlo_[i1], dhi_[i1], step_[i1], g_[i1], inv_[i1]
+            c2, lo2, hi2 = coef[last], dlo_[last], dhi_[last]
+            for d in range(lo, hi + 1, m):
+                if used >> d & 1:
+                    continue
+                u = used | 1 << d
+                t = s + c * d
+                a, b = rest[u << 6 | i1]
+                x, y = -((t + a) // c1), (-t - b) // c1
+                if x < lo1:
+                    x = lo1
+                if y > hi1:
+                    y = hi1
+                if x > y:
+                    continue
+                if m1 > 1:
+                    if t % g1:
+                        continue
+                    x += ((-t // g1) * v1 - x) % m1
+                for e in range(x, y + 1, m1):
+                    if u >> e & 1:
+                        continue
+                    q, r = divmod(-t - c1 * e, c2)
+                    if r or q < lo2 or q > hi2 or u >> q & 1 or q == e:
+                        continue
+                    k = idle(u | 1 << e | 1 << q)
+                    tally.found += k
+                    total += k
+        else:
+            c1, lo1, hi1 = coef[i1], dlo_[i1], dhi_[i1]
+            for d in range(lo, hi + 1, m):
+                if used >> d & 1:
+                    continue
+                u = used | 1 << d
+                t = s + c * d
+                a, b = rest[u << 6 | i1]
+                x, y = -((t + a) // c1), (-t - b) // c1
+                if x < lo1:
+                    x = lo1
+                if y > hi1:
+                    y = hi1
+                if x <= y:
+                    path[i] = d
+                    total += node(i1, t, u, x, y)
+        if remember:
+            memo[i, s, used] = total
+            if len(memo) > MEMO_CAP or (len(memo) == PROBE and hits * 8 < PROBE):
+                remember = False
+                memo.clear()
+        return total
+
+    s0, used0 = plan.s0, plan.used0
+    if last < 0:
+        tally.found = idle(used0) if s0 == 0 else 0
+    elif last == 0:
+        q, r = divmod(-s0, coef[0])
+        ok = not r and dlo_[0] <= q <= dhi_[0] and not used0 >> q & 1
+        tally.found = idle(used0 | 1 << q) if ok else 0
+    else:
+        a, b = rest[used0 << 6]
+        x, y = max(dlo_[0], -((s0 + a) // coef[0])), min(dhi_[0], (-s0 - b) // coef[0])
+        if x <= y:
+            node(0, s0, used0, x, y)
