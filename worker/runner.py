@@ -18,7 +18,8 @@ from .store import UNREACHABLE
 log = logging.getLogger(__name__)
 
 CANCELED, STALE, TIME_LIMIT = "canceled", "stale", "time limit"
-FINAL_WRITE_TRIES = 5
+# The final write outlasts a Redis restart: about 30 s of retries, then the lease sweep re-runs.
+FINAL_WRITE_TRIES = 10
 
 
 # bytes(solution) holds raw digits 0..35; this table turns them into compact characters.
@@ -210,5 +211,5 @@ class Run:
         for try_number in range(FINAL_WRITE_TRIES):
             if self.write(final=final.value):
                 return STALE if self.outcome == STALE else final.value
-            time.sleep(0.2 * (try_number + 1))
+            time.sleep(min(0.2 * 2**try_number, 5.0))
         raise ConnectionError(f"job {self.job.id}: could not write the final state")
