@@ -152,7 +152,7 @@ def puzzles(draw: st.DrawFn) -> Puzzle:
     return parse(text, base=base, leading_zeros=policy, fixed=fixed)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(puzzles())
 def test_search_matches_the_brute_force_oracle(puzzle: Puzzle) -> None:
     expected = oracle(puzzle)
@@ -177,6 +177,21 @@ def test_shards_concatenate_to_the_unsharded_search(puzzle: Puzzle, depth: int) 
         assert sum(share for _, share in parts) == pytest.approx(1.0)
         assert all(share > 0 for _, share in parts)
     assert sum(Search(puzzle, prefix=p).count() for p, _ in parts) == len(whole)
+
+
+@settings(max_examples=60, deadline=None)
+@given(puzzles(), st.lists(st.integers(0, 9), max_size=3))
+def test_a_prefix_selects_the_solutions_that_start_with_it(
+    puzzle: Puzzle, prefix: list[int]
+) -> None:
+    whole = Search(puzzle)
+    prefix = prefix[: len(whole.order)]
+    slots = [puzzle.letters.index(x) for x in whole.order[: len(prefix)]]
+    expected = [s for s in whole.solutions() if [s[k] for k in slots] == prefix]
+    part = Search(puzzle, prefix=prefix)
+    assert list(part.solutions()) == expected
+    assert part.progress == 1.0
+    assert Search(puzzle, prefix=prefix).count() == len(expected)
 
 
 @pytest.mark.parametrize(
@@ -248,6 +263,15 @@ def test_a_stopped_generator_yields_a_prefix_of_the_full_order() -> None:
     part = list(search.solutions())
     assert search.stopped and 0 < len(part) < len(whole)
     assert part == whole[: len(part)]
+
+
+def test_the_check_hook_is_called_during_a_long_search() -> None:
+    calls: list[Search] = []
+    search = Search(
+        parse("CP + IS + FUN = TRUE", base=16), check=calls.append, check_interval=0.002
+    )
+    assert sum(1 for _ in search.solutions()) == 39_564
+    assert len(calls) >= 2 and not search.stopped
 
 
 def test_estimate_is_positive_and_deterministic() -> None:
