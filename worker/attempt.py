@@ -60,8 +60,16 @@ class Attempt:
             key_for(prefix, "leases"),
         ]
 
-    def claim(self, holder: str, *, force: bool = False) -> Claim:
-        """Atomically start a new attempt (clearing a previous attempt's partial output)."""
+    def claim(self, holder: str, *, force: bool = False, hard_limit: float | None = None) -> Claim:
+        """Atomically start a new attempt (clearing a previous attempt's partial output).
+
+        A previous attempt still marked running after hard_limit seconds was killed by that
+        limit: the job then ends failed "time limit" instead of running again.
+        """
+        if hard_limit is None:
+            hard_limit = max(
+                self.settings.hard_limit("solve"), self.settings.hard_limit("enumerate")
+            )
         now = time.time()
         lease = now + self.settings.lease_seconds
         status, attempt, lease_s, held_by = self.client.eval(
@@ -75,6 +83,7 @@ class Attempt:
             self.settings.ttl,
             self.job_id,
             "1" if force else "0",
+            repr(hard_limit),
         )
         self.number = int(attempt)
         return Claim(str(status), int(attempt), float(lease_s) if lease_s else None, held_by)

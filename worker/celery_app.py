@@ -19,6 +19,11 @@ TASK_NAMES: dict[str, str] = {
 SOFT_LIMIT_MARGIN = 2.0
 
 
+def hard_limit(settings: Settings, mode: str) -> float:
+    """Celery's hard limit for a mode: the setting, but never inside the soft-limit backstop."""
+    return max(settings.hard_limit(mode), settings.soft_limit(mode) + 2 * SOFT_LIMIT_MARGIN)
+
+
 def celery_config(settings: Settings) -> dict[str, Any]:
     """Celery settings, each with the reason it is set."""
     return {
@@ -48,9 +53,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "task_annotations": {
             name: {
                 "soft_time_limit": settings.soft_limit(mode) + SOFT_LIMIT_MARGIN,
-                "time_limit": max(
-                    settings.hard_limit(mode), settings.soft_limit(mode) + 2 * SOFT_LIMIT_MARGIN
-                ),
+                "time_limit": hard_limit(settings, mode),
             }
             for mode, name in TASK_NAMES.items()
         },

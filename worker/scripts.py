@@ -9,10 +9,12 @@ stale attempt) is refused.
 from __future__ import annotations
 
 # KEYS: job hash, solutions list, grid hash, leases zset.
-# ARGV: now, lease_until, holder, max_attempts, ttl, job_id, force ("1" = ignore a live lease).
+# ARGV: now, lease_until, holder, max_attempts, ttl, job_id, force ("1" = ignore a live lease),
+#       hard_limit (an attempt running longer than this was killed by it: the job failed).
 # Returns {status, attempt, lease, holder}; status: run | done | gone | busy | canceled | failed.
 CLAIM = """
-local s = redis.call('HMGET', KEYS[1], 'state', 'attempt', 'cancel', 'lease', 'holder')
+local s = redis.call('HMGET', KEYS[1], 'state', 'attempt', 'cancel', 'lease', 'holder',
+  'run_started')
 if not s[1] then return {'gone', 0, '', ''} end
 local state, attempt = s[1], tonumber(s[2] or '0')
 if state == 'succeeded' or state == 'failed' or state == 'canceled' then
@@ -23,6 +25,13 @@ if s[3] and s[3] ~= '' then
   redis.call('HSET', KEYS[1], 'state', 'canceled', 'finished', now, 'eta', '')
   redis.call('ZREM', KEYS[4], ARGV[6])
   return {'canceled', attempt, '', ''}
+end
+if state == 'running' and s[6] and s[6] ~= '' and
+    tonumber(now) - tonumber(s[6]) >= tonumber(ARGV[8]) then
+  redis.call('HSET', KEYS[1], 'state', 'failed', 'finished', now, 'eta', '',
+    'error', 'time limit')
+  redis.call('ZREM', KEYS[4], ARGV[6])
+  return {'failed', attempt, '', ''}
 end
 if state == 'running' and ARGV[7] ~= '1' and tonumber(s[4] or '0') > tonumber(now) then
   return {'busy', attempt, s[4], s[5] or ''}

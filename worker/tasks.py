@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from .attempt import Attempt, holder_is_dead, holder_name
-from .celery_app import TASK_NAMES, app
+from .celery_app import TASK_NAMES, app, hard_limit
 from .config import Settings
 from .jobs import Job
 from .runner import Run
@@ -16,17 +16,18 @@ from .store import UNREACHABLE, client_for
 log = logging.getLogger(__name__)
 
 
-def execute(task: Any, job_id: str) -> str:
+def execute(task: Any, mode: str, job_id: str) -> str:
     """Claim the job and run it; returns what happened (for logs: the job record is the result)."""
     settings: Settings = task.app.conf.alphametic_settings
     client = client_for(settings)
     attempt = Attempt(client, settings, job_id)
     holder = holder_name(task.request.hostname or "worker")
+    hard = hard_limit(settings, mode)
     try:
-        claim = attempt.claim(holder)
+        claim = attempt.claim(holder, hard_limit=hard)
         if claim.status == "busy" and holder_is_dead(claim.holder):
             # The earlier attempt's pool process on this machine is gone: take over now.
-            claim = attempt.claim(holder, force=True)
+            claim = attempt.claim(holder, force=True, hard_limit=hard)
     except UNREACHABLE as error:
         raise task.retry(exc=error, countdown=1, max_retries=None) from error
     if claim.status == "busy":
@@ -43,10 +44,10 @@ def execute(task: Any, job_id: str) -> str:
 @app.task(name=TASK_NAMES["solve"], bind=True)
 def solve_job(self: Any, job_id: str) -> str:
     """Find the first solution of the job's puzzle (or prove there is none)."""
-    return execute(self, job_id)
+    return execute(self, "solve", job_id)
 
 
 @app.task(name=TASK_NAMES["enumerate"], bind=True)
 def enumerate_job(self: Any, job_id: str) -> str:
     """Find, count and store every solution of the job's puzzle."""
-    return execute(self, job_id)
+    return execute(self, "enumerate", job_id)

@@ -190,3 +190,14 @@ def test_succeeded_job_is_reused_but_not_a_cancelled_one(quiet: JobStore) -> Non
     other = quiet.submit("enumerate", "SEND + MORE = MONEY")
     quiet.cancel(other.id)
     assert quiet.submit("enumerate", "SEND + MORE = MONEY").id != other.id
+
+
+def test_attempt_past_the_hard_limit_fails_the_job(quiet: JobStore) -> None:
+    """A redelivered job whose attempt outlived the hard limit ends failed "time limit"."""
+    job = quiet.submit("enumerate", "ABC + DEF = GHI")
+    client = raw(quiet)
+    assert Attempt(client, quiet.settings, job.id).claim("a|x|1").status == "run"
+    claim = Attempt(client, quiet.settings, job.id).claim("b|x|2", force=True, hard_limit=0.0)
+    failed = quiet.get(job.id)
+    assert claim.status == "failed" and failed is not None
+    assert (failed.state, failed.error, failed.attempt) == (State.FAILED, "time limit", 1)
