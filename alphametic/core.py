@@ -8,9 +8,9 @@ from operator import itemgetter
 
 from .order import Plan, Ranges
 
-# Memo of (depth, partial sum, used digits) -> completions, capped for memory; it is dropped
-# if fewer than 1 in 8 lookups hit by the time it holds PROBE states.
-MEMO_CAP = 1 << 21
+# Memo of (depth, partial sum, used digits) -> completions, capped (entries plus stored
+# tails, ~200 bytes each) to bound memory; dropped if under 1 in 8 lookups hit by PROBE states.
+MEMO_CAP = 1 << 18
 PROBE = 256
 # Letters above the last one that are solved as one memoised subtree in solutions().
 DEEP = 4
@@ -152,11 +152,11 @@ def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[l
                     sub = tails(i1, t, u, x, y)
                     if sub:
                         res.extend(map((d,).__add__, sub))
-        if remember:
+        if remember and stored < MEMO_CAP:
             memo[i, s, used] = res
             stored += len(res) + 1
             # States rarely recur when coefficients differ: then stop paying for the memo.
-            if stored > MEMO_CAP or (len(memo) == PROBE and hits * 8 < PROBE):
+            if len(memo) == PROBE and hits * 8 < PROBE:
                 remember = False
                 memo.clear()
         return res
@@ -331,9 +331,9 @@ def count_tree(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> None:
                 if x <= y:
                     path[i] = d
                     total += node(i1, t, u, x, y)
-        if remember:
+        if remember and len(memo) < MEMO_CAP:
             memo[i, s, used] = total
-            if len(memo) > MEMO_CAP or (len(memo) == PROBE and hits * 8 < PROBE):
+            if len(memo) == PROBE and hits * 8 < PROBE:
                 remember = False
                 memo.clear()
         return total

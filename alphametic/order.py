@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .puzzle import Puzzle
 
-# Cap on cached interval bounds per search, so huge-base searches cannot exhaust memory.
-BOUNDS_CAP = 1 << 20
+# Cap on cached windows (and digit lists) per search, so big-base searches stay in memory.
+BOUNDS_CAP = 1 << 18
 
 
 def valuation(value: int, base: int) -> int:
@@ -168,7 +168,9 @@ class Plan:
         pos, neg, hi_guard, lo_guard, for_max, for_min = self._signs[i]
         avail = self._avail.get(used)
         if avail is None:
-            avail = self._avail[used] = [x for x in range(self.base) if not used >> x & 1]
+            avail = [x for x in range(self.base) if not used >> x & 1]
+            if len(self._avail) < BOUNDS_CAP:
+                self._avail[used] = avail
         top = avail[::-1]
         # Rearrangement: the sum is largest when big coefficients get big digits, and the
         # positive and negative letters never compete for a digit (there are enough of them).
