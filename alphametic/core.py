@@ -6,14 +6,16 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import permutations
 from operator import itemgetter
 
-from .order import Plan, Ranges
+from .order import Plan, Ranges, falling
 
 # Memo of (depth, partial sum, used digits) -> completions, capped (entries plus stored
 # tails, ~200 bytes each) to bound memory; dropped if under 1 in 8 lookups hit by PROBE states.
 MEMO_CAP = 1 << 18
 PROBE = 256
-# Letters above the last one that are solved as one memoised subtree in solutions().
+# Letters above the last one that are solved as one memoised subtree in solutions(): at most
+# DEEP, and fewer in big bases so one subtree's list of tails stays small.
 DEEP = 4
+SUBTREE = 50_000
 
 Solution = tuple[int, ...]
 # What the search core hands up: a solution, or a lazy run of them (zero-coefficient letters).
@@ -206,7 +208,10 @@ def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[l
                         yield emit(i1, u, res)
 
     s0, used0 = plan.s0, plan.used0
-    cut = max(0, last - DEEP)
+    deep = DEEP
+    while deep > 1 and falling(plan.base, deep) > SUBTREE:
+        deep -= 1
+    cut = max(0, last - deep)
     if last < 0:
         out: list[Item] = []
         idle(0, used0, out)
