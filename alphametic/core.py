@@ -197,7 +197,11 @@ def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[l
             u = used | 1 << d
             t = s + c * d
             a, b = rest[u << 6 | i1]
-            x, y = max(lo1, -((t + a) // c1)), min(hi1, (-t - b) // c1)
+            x, y = -((t + a) // c1), (-t - b) // c1
+            if x < lo1:
+                x = lo1
+            if y > hi1:
+                y = hi1
             if x <= y:
                 path[i] = d
                 if i1 < cut:

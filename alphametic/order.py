@@ -278,7 +278,9 @@ class Ranges(dict[int, tuple[int, int]]):
 
     def __missing__(self, key: int) -> tuple[int, int]:
         """Compute a window on first use (and keep it unless the cache is full)."""
-        value = self.plan.window(key & 63, key >> 6)
+        i = key & 63
+        low, high = self.plan.rest_range(i, key >> 6)
+        value = (high, low) if self.plan.coef[i] > 0 else (low, high)
         if len(self) < BOUNDS_CAP:
             self[key] = value
         return value
