@@ -85,9 +85,16 @@ class TrackingStore(JobStore):
         self.submitted: list[str] = []
         self.wait_leftovers = wait_leftovers
 
-    def submit(self, mode: str, puzzle: str, options: Mapping[str, Any] | None = None) -> Job:
+    def submit(
+        self,
+        mode: str,
+        puzzle: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        client: str | None = None,
+    ) -> Job:
         """Submit and remember the job id."""
-        job = super().submit(mode, puzzle, options)
+        job = super().submit(mode, puzzle, options, client=client)
         self.submitted.append(job.id)
         return job
 

@@ -30,6 +30,7 @@ ENV_NAMES: dict[str, str] = {
     "flush_interval": "ALPHAMETIC_FLUSH_INTERVAL",
     "flush_size": "ALPHAMETIC_FLUSH_SIZE",
     "redis_timeout": "ALPHAMETIC_REDIS_TIMEOUT",
+    "max_queued_per_client": "ALPHAMETIC_MAX_QUEUED_PER_CLIENT",
 }
 
 
@@ -53,6 +54,7 @@ class Settings:
     flush_interval: float = 0.1  # solutions are pushed at least this often ...
     flush_size: int = 1_000  # ... or as soon as this many are pending
     redis_timeout: float = 5.0  # socket timeout of every Redis call
+    max_queued_per_client: int = 20  # unfinished jobs one client may have (0: no cap)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -85,6 +87,8 @@ class Settings:
                 raise ConfigError(f"{kind}: need 0 < soft limit ({soft}) < hard limit ({hard})")
         if self.ttl <= 0 or self.max_stored_solutions < 0 or self.max_attempts < 1:
             raise ConfigError("ttl must be > 0, max_stored_solutions >= 0, max_attempts >= 1")
+        if self.max_queued_per_client < 0:
+            raise ConfigError("ALPHAMETIC_MAX_QUEUED_PER_CLIENT must be >= 0 (0: no cap)")
 
     def soft_limit(self, mode: str) -> float:
         """Soft time limit in seconds for jobs of this mode."""

@@ -7,6 +7,7 @@ Redis layout (every key under settings.key_prefix, built by key_for(), every key
                           n-th solution is at a fixed place (only the last chunk is partial)
   {p}:job:{id}:grid       hash: "{letter}:{digit}" -> solutions with that letter on that digit
   {p}:dedup:{sha256}      string: the job id of an identical submission
+  {p}:client:{client}     set: ids of a client's jobs not seen finished yet (the queued cap)
   {p}:leases              zset: running job ids scored by lease expiry (for takeover)
   {p}:workers:{queue}     zset: worker hostnames scored by their last heartbeat
 """
@@ -36,6 +37,7 @@ __all__ = [
     "OptionsError",
     "Page",
     "State",
+    "TooManyJobs",
     "Unavailable",
     "decode",
     "encode",
@@ -48,6 +50,18 @@ OPTION_NAMES = frozenset({"base", "leading_zeros", "fixed"})
 
 class OptionsError(ValueError):
     """The submitted mode or options are not acceptable (bad puzzles raise PuzzleError)."""
+
+
+class TooManyJobs(Exception):
+    """The client already has `cap` unfinished jobs (ALPHAMETIC_MAX_QUEUED_PER_CLIENT)."""
+
+    def __init__(self, cap: int) -> None:
+        """Keep the cap for the error message."""
+        super().__init__(
+            f"A client may have at most {cap} unfinished jobs; "
+            "wait for one to finish or cancel one, then retry."
+        )
+        self.cap = cap
 
 
 def normalise(mode: str, puzzle: str, options: Mapping[str, Any] | None) -> tuple[Mode, Any]:
@@ -87,8 +101,19 @@ class JobStore:
         return key_for(self.prefix, kind, name)
 
     @guarded
-    def submit(self, mode: str, puzzle: str, options: Mapping[str, Any] | None = None) -> Job:
-        """Validate and queue a job; an identical live or succeeded job is returned instead."""
+    def submit(
+        self,
+        mode: str,
+        puzzle: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        client: str | None = None,
+    ) -> Job:
+        """Validate and queue a job; an identical live or succeeded job is returned instead.
+
+        With a client, raises TooManyJobs (queueing nothing) when it has the cap of unfinished
+        jobs; an identical submission returning an existing job does not count.
+        """
         checked_mode, parsed = normalise(mode, puzzle, options)
         dedup = self.key("dedup", fingerprint(checked_mode, parsed))
         new_id = str(uuid.uuid4())
@@ -104,8 +129,13 @@ class JobStore:
             "attempt": "0",
             "dedup": dedup,
         }
+        cap = self.settings.max_queued_per_client
+        mine = self.key("client", client) if client is not None and cap > 0 else ""
+        # Watching the client's set too makes two racing submissions of one client count right.
         existing = self.redis.transaction(
-            lambda pipe: self._create(pipe, dedup, record), dedup, value_from_callable=True
+            lambda pipe: self._create(pipe, dedup, record, mine),
+            *filter(None, (dedup, mine)),
+            value_from_callable=True,
         )
         if existing:
             job = self.get(existing)
@@ -120,19 +150,39 @@ class JobStore:
         assert job is not None
         return job
 
-    def _create(self, pipe: Any, dedup: str, record: dict[str, str]) -> str | None:
+    def _create(self, pipe: Any, dedup: str, record: dict[str, str], mine: str) -> str | None:
         """Inside WATCH: return a reusable job id, or create the record (None)."""
         old_id = pipe.get(dedup)
         if old_id:
             state = pipe.hget(self.key("job", old_id), "state")
             if state in (State.QUEUED, State.RUNNING, State.SUCCEEDED):
                 return str(old_id)
+        finished = self._finished_or_full(pipe, mine) if mine else []
         job_key = self.key("job", record["id"])
         pipe.multi()
         pipe.hset(job_key, mapping=record)
         pipe.expire(job_key, self.settings.ttl)
         pipe.set(dedup, record["id"], ex=self.settings.ttl)
+        if mine:
+            if finished:
+                pipe.srem(mine, *finished)
+            pipe.sadd(mine, record["id"])
+            pipe.expire(mine, self.settings.ttl)
         return None
+
+    def _finished_or_full(self, pipe: Any, mine: str) -> list[str]:
+        """Inside WATCH: the client's ids that are finished or gone; TooManyJobs at the cap."""
+        ids = sorted(pipe.smembers(mine))
+        with self.redis.pipeline(transaction=False) as reads:  # one round trip for all states
+            for job_id in ids:
+                reads.hget(self.key("job", job_id), "state")
+            states = reads.execute()
+        # An expired record (or one _forget removed) counts as finished.
+        finished = [i for i, state in zip(ids, states, strict=True) if state in (None, *TERMINAL)]
+        cap = self.settings.max_queued_per_client
+        if len(ids) - len(finished) >= cap:
+            raise TooManyJobs(cap)
+        return finished
 
     def _forget(self, job_id: str, dedup: str) -> None:
         """Best-effort removal of a record whose message could not be sent."""

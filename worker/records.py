@@ -43,7 +43,7 @@ def key_for(prefix: str, kind: str, name: str = "") -> str:
         return f"{prefix}:job:{name}"
     if kind in ("solutions", "grid"):
         return f"{prefix}:job:{name}:{kind}"
-    if kind in ("dedup", "workers"):
+    if kind in ("dedup", "workers", "client"):
         return f"{prefix}:{kind}:{name}"
     if kind == "leases":
         return f"{prefix}:leases"
