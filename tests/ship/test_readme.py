@@ -21,7 +21,7 @@ def test_every_environment_variable_is_in_the_settings_table() -> None:
     rows = {line.split("|")[1] for line in table.splitlines() if line.startswith("| `")}
     documented = {name.strip(" `") for row in rows for name in row.split(",")}
     missing = sorted(env_names_read_by() - documented - NOT_SETTINGS)
-    assert not missing, f"README's settings table lacks {missing}"
+    assert not missing, f"add a row for each of {missing} to the Settings table in README.md"
 
 
 def test_screenshot_is_there_and_small() -> None:
