@@ -74,7 +74,7 @@ class Plan:
         base = self.base = puzzle.base
         coefficients = puzzle.coefficients()
         nonzero = puzzle.nonzero_letters()
-        fixed = puzzle.fixed
+        fixed = dict(puzzle.fixed)
         letters = puzzle.letters
         live = [x for x in letters if x not in fixed and coefficients[x]]
         # Biggest weight first: the interval bound then cuts hardest near the root. (Ordering
@@ -125,7 +125,7 @@ class Plan:
         heads = {x: len(fixed) + k for k, x in enumerate(order)}
         heads.update({x: k for k, x in enumerate(fixed)})
         self.live_slots = tuple(heads[x] for x in letters)
-        self._signs: list[_Signs] | None = None
+        self._signs: list[_Signs | None] = [None] * max(self.last, 0)
         self._avail: dict[int, list[int]] = {}
         self._moduli()
         self._idle(nonzero)
@@ -163,9 +163,10 @@ class Plan:
 
     def rest_range(self, i: int, used: int) -> tuple[int, int]:
         """Return (min, max) of the sum over letters i+1..last using distinct unused digits."""
-        if self._signs is None:
-            self._signs = [self._split(j) for j in range(max(self.last, 0))]
-        pos, neg, hi_guard, lo_guard, for_max, for_min = self._signs[i]
+        signs = self._signs[i]
+        if signs is None:  # built for the depths the search reaches only
+            signs = self._signs[i] = self._split(i)
+        pos, neg, hi_guard, lo_guard, for_max, for_min = signs
         avail = self._avail.get(used)
         if avail is None:
             avail = [x for x in range(self.base) if not used >> x & 1]
@@ -190,29 +191,29 @@ class Plan:
 
     def _split(self, i: int) -> _Signs:
         """Return the coefficients after depth i split by sign, with the 0-guard data."""
-        rest = list(range(i + 1, self.last + 1))
-        coef, nz = self.coef, self.nz
-
-        def split(js: list[int]) -> Split:
-            cs = [coef[j] for j in js]
-            return sorted((c for c in cs if c > 0), reverse=True), sorted(c for c in cs if c < 0)
+        cs = self.coef[i + 1 : self.last + 1]
+        free = [c for c, nz in zip(cs, self.nz[i + 1 : self.last + 1], strict=True) if not nz]
+        pos = sorted((c for c in cs if c > 0), reverse=True)  # already sorted: a linear pass
+        neg = sorted(c for c in cs if c < 0)
 
         def guard(c: int | None, when_full: bool) -> int:
             # 1: the extreme gives 0 to a letter that may not take it; 2: only if no digit is
             # spare; 0: never (ties between equal coefficients can swap to an allowed letter).
-            if c is None or not all(nz[j] for j in rest if coef[j] == c):
+            if c is None or c in free:
                 return 0
             return 2 if when_full else 1
 
-        pos, neg = split(rest)
+        def without(c: int) -> Split:
+            # Equal coefficients are interchangeable, so dropping any one of them will do.
+            p, n = pos[:], neg[:]
+            (p if c > 0 else n).remove(c)
+            return p, n
+
         hi_guard = guard(neg[0], False) if neg else guard(pos[-1] if pos else None, True)
         lo_guard = guard(pos[0], False) if pos else guard(neg[-1] if neg else None, True)
-        allowed = [j for j in rest if not nz[j]]
-        for_max = for_min = None
-        if allowed:
-            for_max = split([j for j in rest if j != min(allowed, key=lambda j: coef[j])])
-            for_min = split([j for j in rest if j != max(allowed, key=lambda j: coef[j])])
-        return pos, neg, hi_guard, lo_guard, for_max, for_min
+        if not (hi_guard or lo_guard) or not free:
+            return pos, neg, hi_guard, lo_guard, None, None
+        return pos, neg, hi_guard, lo_guard, without(min(free)), without(max(free))
 
     def window(self, i: int, used: int) -> tuple[int, int]:
         """Return (a, b): depth i's digit d must lie in [-((s + a) // c), (-s - b) // c]."""
