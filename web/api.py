@@ -7,9 +7,10 @@ from typing import Any, NoReturn
 from flask import Blueprint, Response, current_app, json, jsonify, request, url_for
 
 from alphametic import PuzzleError
-from web.jobview import job_or_none, page_items, store, valid_id
+from web.jobview import QUEUE_FULL_RETRY, client_id, job_or_none, page_items, store, valid_id
 from web.openapi import MAX_OFFSET, build_document
 from web.problems import ApiProblem
+from worker.jobs import TooManyJobs
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -121,11 +122,14 @@ def create_job() -> Response:
     """Queue a job and answer 202 with its status and Location."""
     mode, puzzle, options = parse_job_request(_json_body())
     try:
-        job = store().submit(mode, puzzle, options)
+        job = store().submit(mode, puzzle, options, client=client_id())
     except PuzzleError as exc:
         raise ApiProblem(
             422, str(exc), slug="puzzle-error", field="puzzle", position=exc.position
         ) from exc
+    except TooManyJobs as exc:
+        retry = {"Retry-After": str(QUEUE_FULL_RETRY)}
+        raise ApiProblem(429, str(exc), slug="too-many-jobs", cap=exc.cap, headers=retry) from exc
     except ValueError as exc:  # jobs.OptionsError and friends
         raise _invalid(str(exc), "options") from exc
     response = status_response(job, 202)

@@ -8,9 +8,20 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from flask import current_app
+from flask_limiter.util import get_remote_address
 
 import alphametic
 from worker.jobs import JobStore
+
+# Seconds a client at the cap of unfinished jobs is told to wait before retrying.
+QUEUE_FULL_RETRY = 5
+
+
+def client_id() -> str:
+    """Return the client's identity for per-client caps: the rate limiter's key."""
+    # The remote address; ProxyFix takes it from X-Forwarded-For only behind
+    # ALPHAMETIC_PROXY_HOPS trusted proxies, so clients cannot pick their own identity.
+    return str(get_remote_address())
 
 
 def store() -> JobStore:

@@ -74,7 +74,11 @@ def _paths(max_page: int) -> dict[str, Any]:
                     "413": _problem("The body is larger than the cap."),
                     "415": _problem("The body is not application/json."),
                     "422": _problem("Malformed JSON, bad fields, or a puzzle error."),
-                    "429": _problem("Too many jobs created by this client.", retry=True),
+                    "429": _problem(
+                        "Too many jobs created by this client (rate limit), or too many of its "
+                        "jobs unfinished (type .../too-many-jobs, the cap in 'cap').",
+                        retry=True,
+                    ),
                     "503": common["503"],
                 },
             }
@@ -172,6 +176,8 @@ def _paths(max_page: int) -> dict[str, Any]:
 def build_document(app: Flask) -> dict[str, Any]:
     """Return the whole OpenAPI 3.1 document."""
     max_page = int(app.config["MAX_PAGE_SIZE"])
+    queued = app.extensions["alphametic.settings"].max_queued_per_client
+    unfinished = f", at most {queued} unfinished jobs per client" if queued else ""
     return {
         "openapi": "3.1.0",
         "info": {
@@ -183,7 +189,7 @@ def build_document(app: Flask) -> dict[str, Any]:
                 "request (bad JSON, bad fields, bad puzzle, bad query) is 422. Caps: request body "
                 f"{app.config['MAX_CONTENT_LENGTH']} bytes, puzzle {alphametic.MAX_CHARS} "
                 f"characters and {alphametic.MAX_TERMS} terms, page size {max_page}, job "
-                f"creation {app.config['RATE_LIMIT']} per client."
+                f"creation {app.config['RATE_LIMIT']} per client{unfinished}."
             ),
         },
         "paths": _paths(max_page),

@@ -8,8 +8,17 @@ from flask import Blueprint, abort, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
 from alphametic import PuzzleError
-from web.jobview import answer_of, job_or_none, page_items, store, valid_id
+from web.jobview import (
+    QUEUE_FULL_RETRY,
+    answer_of,
+    client_id,
+    job_or_none,
+    page_items,
+    store,
+    valid_id,
+)
 from web.security import check_csrf
+from worker.jobs import TooManyJobs
 
 bp = Blueprint("pages", __name__)
 bp.before_request(check_csrf)
@@ -44,12 +53,14 @@ def _form_values(source: Any) -> dict[str, str]:
     return {key: str(source.get(key, default))[:20_000] for key, default in DEFAULT_FORM.items()}
 
 
-def _show_form(values: dict[str, str], errors: dict[str, str], **extra: Any) -> Any:
-    """Render the form page; 422 when it is re-shown because of errors."""
+def _show_form(
+    values: dict[str, str], errors: dict[str, str], status: int = 422, **extra: Any
+) -> Any:
+    """Render the form page; 422 (or status) when it is re-shown because of errors."""
     page = render_template(
         "index.html", form=values, errors=errors, famous=FAMOUS, policies=POLICIES, **extra
     )
-    return (page, 422) if errors else page
+    return (page, status) if errors else page
 
 
 @bp.get("/")
@@ -68,9 +79,12 @@ def create_job() -> Any:
         return _show_form(values, {"base": "The base must be a whole number from 2 to 36."})
     options = {"base": base, "leading_zeros": values["leading_zeros"]}
     try:
-        job = store().submit(values["mode"], values["puzzle"], options)
+        job = store().submit(values["mode"], values["puzzle"], options, client=client_id())
     except PuzzleError as exc:
         return _show_form(values, {"puzzle": str(exc)}, position=exc.position)
+    except TooManyJobs as exc:
+        page, status = _show_form(values, {"queue": str(exc)}, 429)
+        return page, status, {"Retry-After": str(QUEUE_FULL_RETRY)}
     except ValueError as exc:  # jobs.OptionsError: bad mode, base or policy
         return _show_form(values, {"options": str(exc)})
     return redirect(url_for("pages.job_page", job_id=job.id), code=303)

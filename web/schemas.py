@@ -24,6 +24,7 @@ def schemas(max_page: int) -> dict[str, Any]:
                 "detail": {"type": "string"},
                 "field": {"type": "string"},
                 "position": {"type": ["integer", "null"]},
+                "cap": {"type": "integer", "minimum": 1},
             },
         },
         "Options": {
