@@ -82,7 +82,9 @@ def init_limiter(app: Flask, storage_uri: str, key_prefix: str) -> Limiter:
         app=app,
         storage_uri=storage_uri,
         key_prefix=key_prefix,
-        headers_enabled=True,
+        # Off: Flask-Limiter would stamp its window's Retry-After (~60 s) on every 202 and
+        # status reply, telling pollers to wait a minute; our 429 handler sets its own.
+        headers_enabled=False,
         strategy="fixed-window",
         # With Redis down the limiter must not turn every request into a 500:
         # the job store answers 503 by itself.

@@ -61,6 +61,9 @@ def test_solve_round_trip(client: FlaskClient, job_store: JobStore, web_workers:
     assert response.status_code == 202
     body = response.get_json()
     assert response.headers["Location"] == f"/api/jobs/{body['id']}"
+    # Pollers are told the poll interval, not the rate limiter's window.
+    if body["state"] in ("queued", "running"):
+        assert response.headers["Retry-After"] == str(client.application.config["POLL_SECONDS"])
     assert uuid.UUID(body["id"]).version == 4
     assert body["puzzle"] == "SEND + MORE = MONEY"
     assert body["links"]["solutions"] == f"/api/jobs/{body['id']}/solutions"
