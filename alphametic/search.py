@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Sequence
-from itertools import islice
 from time import monotonic
 from typing import TYPE_CHECKING
 
@@ -130,12 +129,13 @@ class Search:
                             left = CHUNK
                             self._poll(plan.n)
                         continue
-                    # A lazy run of permutations: hand it out in chunks, checking in between.
-                    while chunk := list(islice(item, CHUNK)):
-                        for solution in chunk:
-                            tally.found += 1
-                            yield solution
-                        self._poll(plan.n)
+                    for solution in item:  # a lazy run of permutations (zero-coefficient letters)
+                        tally.found += 1
+                        yield solution
+                        left -= 1
+                        if not left:
+                            left = CHUNK
+                            self._poll(plan.n)
         except _Stop:
             return
         self._finish()
