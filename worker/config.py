@@ -31,6 +31,8 @@ ENV_NAMES: dict[str, str] = {
     "flush_size": "ALPHAMETIC_FLUSH_SIZE",
     "redis_timeout": "ALPHAMETIC_REDIS_TIMEOUT",
     "max_queued_per_client": "ALPHAMETIC_MAX_QUEUED_PER_CLIENT",
+    "shard_threshold": "ALPHAMETIC_SHARD_THRESHOLD",
+    "shard_count": "ALPHAMETIC_SHARD_COUNT",
 }
 
 
@@ -55,6 +57,10 @@ class Settings:
     flush_size: int = 1_000  # ... or as soon as this many are pending
     redis_timeout: float = 5.0  # socket timeout of every Redis call
     max_queued_per_client: int = 20  # unfinished jobs one client may have (0: no cap)
+    # An enumerate job whose estimated search tree (alphametic.estimate, nodes) reaches this is
+    # split into about shard_count shard tasks (worker/shards.py); 0 never shards.
+    shard_threshold: float = 2e6  # about a second of search on this machine
+    shard_count: int = 100  # dozens per worker process
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:

@@ -23,6 +23,7 @@ from typing import Any
 
 import alphametic
 
+from . import shardview
 from .config import Settings
 from .records import CHUNK, DIGITS, TERMINAL, Job, Mode, Page, State, decode, encode, iso, key_for
 from .store import UNREACHABLE, Unavailable, call, connect, guarded
@@ -211,7 +212,11 @@ class JobStore:
         if not isinstance(job_id, str) or not job_id or len(job_id) > 64:
             return None
         data = self.redis.hgetall(self.key("job", job_id))
-        return Job.from_hash(data) if data else None
+        if not data or data.get("parent"):
+            return None  # a shard record is part of its parent job, not a job of its own
+        if data.get("shards"):
+            data = shardview.merged(self.redis, self.settings, data)
+        return Job.from_hash(data)
 
     @guarded
     def solutions(self, job_id: str, offset: int = 0, limit: int = 100) -> Page | None:
@@ -230,13 +235,16 @@ class JobStore:
         key = self.key("solutions", job_id)
         first, last = offset // CHUNK, (offset + max(limit, 1) - 1) // CHUNK
         with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hmget(self.key("job", job_id), "letters", "truncated", "state")
+            pipe.hmget(self.key("job", job_id), "letters", "truncated", "state", "shards")
             pipe.llen(key)
             pipe.lindex(key, -1)
             pipe.lrange(key, first, last)
-            (letters, truncated, state), chunks, tail, texts = pipe.execute()
+            (letters, truncated, state, shards), chunks, tail, texts = pipe.execute()
         if state is None:
             return None
+        if shards:
+            fields = (letters, truncated, state, shards)
+            return shardview.compact(self.redis, self.settings, job_id, fields, offset, limit)
         width = len(letters)
         total = (chunks - 1) * CHUNK + len(tail) // width if chunks else 0
         joined = "".join(texts)
@@ -249,11 +257,13 @@ class JobStore:
     def grid(self, job_id: str) -> dict[str, list[int]] | None:
         """Letter -> number of solutions per digit (all solutions, even beyond the cap)."""
         with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hmget(self.key("job", job_id), "letters", "options")
+            pipe.hmget(self.key("job", job_id), "letters", "options", "shards")
             pipe.hgetall(self.key("grid", job_id))
-            (letters, options), cells = pipe.execute()
+            (letters, options, shards), cells = pipe.execute()
         if letters is None:
             return None
+        if shards:
+            cells = shardview.grid(self.redis, self.settings, job_id, int(shards))
         base = int(json.loads(options)["base"])
         result = {letter: [0] * base for letter in letters}
         for cell, count in cells.items():
@@ -265,10 +275,8 @@ class JobStore:
     @guarded
     def cancel(self, job_id: str) -> tuple[Job, bool] | None:
         """Request cancellation; returns the job and whether this call changed anything."""
-        from .scripts import CANCEL
-
-        keys = [self.key("job", job_id), self.key("leases")]
-        status, changed = self.redis.eval(CANCEL, 2, *keys, repr(time.time()), job_id)
+        # Cancels every shard too when the job is sharded (worker/shardview.py).
+        status, changed = shardview.cancel(self.redis, self.settings, job_id)
         if status == "gone":
             return None
         job = self.get(job_id)

@@ -50,11 +50,15 @@ class Run:
         self.started = self.last_poll = self.last_write = self.last_flush = time.monotonic()
         self.deadline = self.started + settings.soft_limit(job.mode)
         self.search: Any = None
+        self.prefix: tuple[int, ...] = ()  # a shard's digits for the first search letters
 
     def execute(self) -> str:
         """Run the search to its end, a cancel, staleness or the time limit; return the state."""
         self.search = alphametic.Search(
-            self.puzzle, check=self.hook, check_interval=min(0.01, self.settings.flush_interval)
+            self.puzzle,
+            check=self.hook,
+            check_interval=min(0.01, self.settings.flush_interval),
+            prefix=self.prefix,
         )
         pending, size = self.pending, self.settings.flush_size
         append = pending.append

@@ -6,10 +6,11 @@ import logging
 import time
 from typing import Any
 
+from . import shards
 from .attempt import Attempt, holder_is_dead, holder_name
 from .celery_app import TASK_NAMES, app, hard_limit
 from .config import Settings
-from .jobs import Job
+from .jobs import Job, Mode
 from .runner import Run
 from .store import UNREACHABLE, client_for
 
@@ -36,9 +37,15 @@ def execute(task: Any, mode: str, job_id: str) -> str:
         raise task.retry(countdown=wait, max_retries=None)
     if claim.status != "run":
         log.info("job %s not run: %s (attempt %s)", job_id, claim.status, claim.attempt)
+        shards.settle(client, settings, job_id, claim.status)  # a shard that ends unrun
         return claim.status
     data = client.hgetall(attempt.keys[0])
-    return Run(settings, attempt, Job.from_hash(data)).execute()
+    job = Job.from_hash(data)
+    if data.get("parent"):
+        return shards.run_shard(settings, attempt, data)
+    if job.mode is Mode.ENUMERATE and shards.split(task.app, settings, attempt, job):
+        return "sharded"  # its shards are on the enumerate queue now
+    return Run(settings, attempt, job).execute()
 
 
 @app.task(name=TASK_NAMES["solve"], bind=True)

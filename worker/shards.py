@@ -1,0 +1,297 @@
+"""Sharded enumeration: a big enumerate job split into many shard tasks on the enumerate queue.
+
+A job whose estimated search tree (alphametic.estimate) reaches settings.shard_threshold is
+split by the digits of the first letters of the search order (alphametic.shards), with the
+depth chosen so there are about settings.shard_count shards. Each shard is a job record of its
+own, id "{parent}.{index}", with the parent's puzzle plus `parent`, `index`, `prefix` and
+`share` fields, so claiming, leases, attempts, batched solutions and the lease sweep all work
+for it unchanged; its task is the ordinary enumerate task. The parent record gets `shards`
+(their number) and `deadline` (the parent's time limit, which every shard honours), and stays
+`running` until every shard is terminal: then settle() writes its final state (failed if any
+shard failed, else canceled if any was, else succeeded) and totals. Reads merge the shards:
+see worker/shardview.py. Shards are sent biggest first; the broker queue is FIFO.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from typing import TYPE_CHECKING, Any
+
+import redis
+
+import alphametic
+
+from .config import Settings
+from .records import Job, key_for
+
+if TYPE_CHECKING:
+    from .attempt import Attempt
+
+log = logging.getLogger(__name__)
+
+MAX_DEPTH = 4  # letters fixed per shard at most (the top of the tree is cheap to walk)
+
+# KEYS: parent hash, shard hashes... ARGV: attempt, now, ttl, deadline, n, then per shard:
+# id, prefix ("3,1"), share. Returns split | exists | stale | canceled.
+SPLIT = """
+local p = redis.call('HMGET', KEYS[1], 'state', 'attempt', 'cancel', 'shards', 'id', 'mode',
+  'puzzle', 'options', 'letters', 'created')
+if p[1] ~= 'running' or p[2] ~= ARGV[1] then return 'stale' end
+if p[4] and p[4] ~= '' then return 'exists' end
+if p[3] and p[3] ~= '' then return 'canceled' end
+local n = tonumber(ARGV[5])
+for i = 1, n do
+  local a = 5 + 3 * (i - 1)
+  redis.call('HSET', KEYS[1 + i], 'id', ARGV[a + 1], 'mode', p[6], 'puzzle', p[7],
+    'options', p[8], 'letters', p[9], 'state', 'queued', 'created', ARGV[2], 'attempt', '0',
+    'parent', p[5], 'index', i - 1, 'prefix', ARGV[a + 2], 'share', ARGV[a + 3])
+  redis.call('EXPIRE', KEYS[1 + i], ARGV[3])
+end
+redis.call('HSET', KEYS[1], 'shards', n, 'deadline', ARGV[4])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return 'split'
+"""
+
+# KEYS: parent hash, leases zset.  ARGV: attempt, parent id.
+# Every shard task is sent: the parent no longer needs a lease of its own (the shards have one).
+RELEASE = """
+local p = redis.call('HMGET', KEYS[1], 'state', 'attempt')
+if p[1] ~= 'running' or p[2] ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'lease', '0')
+redis.call('ZREM', KEYS[2], ARGV[2])
+return 1
+"""
+
+# KEYS: parent hash, leases zset, then n shard hashes, n solution lists, n grids.
+# ARGV: now, n, ttl, parent id, cap (solutions stored at most).
+# When every shard is terminal, ends the parent and refreshes every key's TTL.
+# Returns the parent's state (running while a shard is not terminal), gone or mismatch.
+FINISH = """
+local p = redis.call('HMGET', KEYS[1], 'state', 'shards')
+if not p[1] then return 'gone' end
+if p[1] == 'succeeded' or p[1] == 'failed' or p[1] == 'canceled' then return p[1] end
+if p[2] ~= ARGV[2] then return 'mismatch' end
+local n = tonumber(ARGV[2])
+local found, nodes, progress, failed, canceled = 0, 0, 0, nil, false
+for i = 1, n do
+  local s = redis.call('HMGET', KEYS[2 + i], 'state', 'found', 'nodes', 'progress', 'share',
+    'error')
+  if not s[1] then
+    failed = failed or 'a shard expired'
+  elseif s[1] == 'failed' then
+    failed = failed or (s[6] ~= '' and s[6]) or 'a shard failed'
+  elseif s[1] == 'canceled' then
+    canceled = true
+  elseif s[1] ~= 'succeeded' then
+    return 'running'
+  end
+  found = found + tonumber(s[2] or '0')
+  nodes = nodes + tonumber(s[3] or '0')
+  if s[1] == 'succeeded' then
+    progress = progress + tonumber(s[5] or '0')
+  else
+    progress = progress + tonumber(s[5] or '0') * tonumber(s[4] or '0')
+  end
+end
+local state = 'succeeded'
+if failed then state = 'failed' elseif canceled then state = 'canceled' end
+if state == 'succeeded' then progress = 1 else progress = math.min(progress, 0.999999) end
+local truncated = '0'
+if found > tonumber(ARGV[5]) then truncated = '1' end
+redis.call('HSET', KEYS[1], 'state', state, 'finished', ARGV[1], 'eta', '', 'found',
+  string.format('%d', found), 'nodes', string.format('%d', nodes), 'progress',
+  string.format('%.17g', progress), 'truncated', truncated, 'error', failed or '')
+redis.call('ZREM', KEYS[2], ARGV[4])
+for i = 1, #KEYS do
+  if i ~= 2 then redis.call('EXPIRE', KEYS[i], ARGV[3]) end
+end
+return state
+"""
+
+# KEYS: parent hash, leases zset, shard hashes...
+# ARGV: now, n, flag_parent ("1": a user's cancel, "0": a shard failed), shard ids...
+# Sets the cancel flag on (the parent and) every unfinished shard; a shard that is queued (or
+# whose lease expired) is canceled at once, a running one stops at its next look at its flag.
+# Returns {status, changed}; status: gone | retry (the shard count changed) | done | the state.
+CANCEL_TREE = """
+local p = redis.call('HMGET', KEYS[1], 'state', 'cancel', 'shards')
+if not p[1] then return {'gone', 0} end
+if p[3] ~= ARGV[2] then return {'retry', 0} end
+if p[1] == 'succeeded' or p[1] == 'failed' or p[1] == 'canceled' then return {'done', 0} end
+local changed = 0
+if ARGV[3] == '1' and (not p[2] or p[2] == '') then
+  redis.call('HSET', KEYS[1], 'cancel', ARGV[1])
+  changed = 1
+end
+for i = 3, #KEYS do
+  local s = redis.call('HMGET', KEYS[i], 'state', 'cancel', 'lease')
+  if s[1] == 'queued' or s[1] == 'running' then
+    if not s[2] or s[2] == '' then redis.call('HSET', KEYS[i], 'cancel', ARGV[1]) end
+    if s[1] == 'queued' or tonumber(s[3] or '0') < tonumber(ARGV[1]) then
+      redis.call('HSET', KEYS[i], 'state', 'canceled', 'finished', ARGV[1], 'eta', '')
+      redis.call('ZREM', KEYS[2], ARGV[i + 1])
+    end
+  end
+end
+return {p[1], changed}
+"""
+
+
+def shard_id(parent: str, index: int) -> str:
+    """The id of a parent's index-th shard (in search order)."""
+    return f"{parent}.{index}"
+
+
+def parent_of(job_id: str) -> str | None:
+    """The parent's id when job_id names a shard, else None (job ids are uuid4s: no dot)."""
+    parent, dot, index = job_id.rpartition(".")
+    return parent if dot and parent and index.isdigit() else None
+
+
+def plan(settings: Settings, puzzle: alphametic.Puzzle) -> list[tuple[tuple[int, ...], float]]:
+    """The shards (prefix, share) of a big puzzle, or [] when it should run whole."""
+    threshold = settings.shard_threshold
+    if threshold <= 0 or alphametic.estimate(puzzle) < threshold:
+        return []
+    target = max(2, settings.shard_count)
+    best: list[tuple[tuple[int, ...], float]] = []
+    for depth in range(1, min(MAX_DEPTH, len(puzzle.letters) - 1) + 1):
+        parts = alphametic.shards(puzzle, depth)
+        # Nearest to the target on a log scale: dozens per worker, not thousands.
+        if not best or abs(math.log(len(parts) / target)) < abs(math.log(len(best) / target)):
+            best = parts
+        if len(parts) >= target:
+            break
+    return best if len(best) >= 2 else []
+
+
+def split(app: Any, settings: Settings, attempt: Attempt, job: Job) -> bool:
+    """Shard the claimed parent job and send its shard tasks; False = run it whole instead."""
+    puzzle = alphametic.parse(job.puzzle, **job.options)
+    parts = plan(settings, puzzle)
+    if not parts:
+        return False
+    client, prefix = attempt.client, settings.key_prefix
+    ids = [shard_id(job.id, i) for i in range(len(parts))]
+    args: list[Any] = [attempt.number, repr(time.time()), settings.ttl]
+    args += [repr(time.time() + settings.soft_limit("enumerate")), len(parts)]
+    for sid, (digits, share) in zip(ids, parts, strict=True):
+        args += [sid, ",".join(map(str, digits)), repr(share)]
+    keys = [key_for(prefix, "job", job.id), *(key_for(prefix, "job", sid) for sid in ids)]
+    status = client.eval(SPLIT, len(keys), *keys, *args)
+    if status == "canceled":
+        return False  # the whole run sees the cancel flag at once and ends canceled
+    if status == "stale":
+        return True
+    shares = [share for _, share in parts]
+    if status == "exists":  # a re-delivered parent: resend what never started, in order
+        ids = queued(client, settings, job.id)
+        shares = [0.0] * len(ids)
+    log.info("job %s: split into %d shards", job.id, len(ids))
+    from .celery_app import TASK_NAMES
+
+    order = sorted(range(len(ids)), key=lambda i: -shares[i])  # biggest first (stable)
+    for i in order:
+        name = TASK_NAMES["enumerate"]
+        app.send_task(name, args=[ids[i]], queue="enumerate", expires=settings.ttl)
+    client.eval(RELEASE, 2, keys[0], key_for(prefix, "leases"), attempt.number, job.id)
+    return True
+
+
+def queued(client: redis.Redis, settings: Settings, parent: str) -> list[str]:
+    """Ids of the parent's shards still queued (in index order)."""
+    n = int(client.hget(key_for(settings.key_prefix, "job", parent), "shards") or 0)
+    ids = [shard_id(parent, i) for i in range(n)]
+    with client.pipeline(transaction=False) as pipe:
+        for sid in ids:
+            pipe.hget(key_for(settings.key_prefix, "job", sid), "state")
+        states = pipe.execute()
+    return [sid for sid, state in zip(ids, states, strict=True) if state == "queued"]
+
+
+def run_shard(settings: Settings, attempt: Attempt, data: dict[str, str]) -> str:
+    """Run one claimed shard (its prefix, the parent's deadline, its share of the cap)."""
+    from .runner import Run  # runner imports the job model, which imports this module's peers
+
+    client, prefix = attempt.client, settings.key_prefix
+    parent, index = data["parent"], int(data["index"])
+    deadline = client.hget(key_for(prefix, "job", parent), "deadline")
+    # Solutions of earlier shards already known come before this shard's: store only what can
+    # still fall within the first max_stored_solutions of the merged list.
+    with client.pipeline(transaction=False) as pipe:
+        for i in range(index):
+            pipe.hmget(key_for(prefix, "job", shard_id(parent, i)), "state", "found")
+        before = sum(int(found or 0) for state, found in pipe.execute() if state == "succeeded")
+    own = settings.replace(max_stored_solutions=max(0, settings.max_stored_solutions - before))
+    attempt.settings = own
+    run = Run(own, attempt, Job.from_hash(data))
+    run.prefix = tuple(int(d) for d in data["prefix"].split(",") if d)
+    if deadline:
+        run.deadline = min(run.deadline, time.monotonic() + float(deadline) - time.time())
+    outcome = "failed"
+    try:
+        outcome = run.execute()
+    finally:
+        settle(client, settings, data["id"], outcome)
+    return outcome
+
+
+def settle(client: redis.Redis, settings: Settings, job_id: str, outcome: str) -> str:
+    """After a shard ends: finish its parent if every shard is terminal; returns its state.
+
+    A failed shard (time limit, attempts used up) fails the whole job: its siblings are
+    stopped at once instead of each running into the same wall.
+    """
+    parent = parent_of(job_id)
+    if parent is None:
+        return ""
+    if outcome == "failed":
+        stop(client, settings, parent, user=False)
+    return finish(client, settings, parent)
+
+
+def stop(client: redis.Redis, settings: Settings, parent: str, *, user: bool) -> tuple[str, int]:
+    """Run CANCEL_TREE on a sharded parent: (status, changed); user=True flags the parent too."""
+    prefix = settings.key_prefix
+    parent_key = key_for(prefix, "job", parent)
+    for _ in range(3):
+        n = int(client.hget(parent_key, "shards") or 0)
+        ids = [shard_id(parent, i) for i in range(n)]
+        keys = [parent_key, key_for(prefix, "leases"), *(key_for(prefix, "job", i) for i in ids)]
+        status, changed = client.eval(
+            CANCEL_TREE, len(keys), *keys, repr(time.time()), n, "1" if user else "0", *ids
+        )
+        if status != "retry":
+            return str(status), int(changed)
+    return "running", 0
+
+
+def finish(client: redis.Redis, settings: Settings, parent: str) -> str:
+    """Run FINISH for a parent: its state afterwards (running while a shard is unfinished)."""
+    prefix = settings.key_prefix
+    parent_key = key_for(prefix, "job", parent)
+    for _ in range(3):
+        n = int(client.hget(parent_key, "shards") or 0)
+        if not n:
+            return ""
+        ids = [shard_id(parent, i) for i in range(n)]
+        keys = [parent_key, key_for(prefix, "leases")]
+        for kind in ("job", "solutions", "grid"):
+            keys += [key_for(prefix, kind, sid) for sid in ids]
+        state = str(
+            client.eval(
+                FINISH,
+                len(keys),
+                *keys,
+                repr(time.time()),
+                n,
+                settings.ttl,
+                parent,
+                settings.max_stored_solutions,
+            )  # fmt: skip
+        )
+        if state != "mismatch":
+            return state
+    return ""
