@@ -41,6 +41,8 @@ class Search:
         self.check = check
         self.check_interval = check_interval
         self._plan = Plan(puzzle, prefix)
+        # The searched letters in search order (fixed letters are not searched): biggest
+        # |coefficient| first, zero-coefficient letters last. prefix digits follow this order.
         self.order: tuple[str, ...] = self._plan.order
         self.stopped = False
         self._tally = Tally()
