@@ -6,6 +6,7 @@ import os
 import socket
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import redis
 
@@ -30,7 +31,7 @@ def holder_name(node: str) -> str:
 
 
 def holder_is_dead(holder: str) -> bool:
-    """True when the holder is a process on this machine that no longer exists."""
+    """True when the holder is a process on this machine that no longer exists (or a zombie)."""
     try:
         _node, machine, pid = holder.rsplit("|", 2)
         if machine != socket.gethostname():
@@ -40,7 +41,17 @@ def holder_is_dead(holder: str) -> bool:
         return True
     except (ValueError, PermissionError):
         return False
-    return False
+    return is_zombie(int(pid))
+
+
+def is_zombie(pid: int) -> bool:
+    """True when the process has exited but is not reaped yet (Linux /proc; else False)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    # The state letter follows the command name, which is in parentheses and may hold spaces.
+    return stat[stat.rfind(")") + 2 : stat.rfind(")") + 3] in ("Z", "X")
 
 
 class Attempt:

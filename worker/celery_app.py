@@ -60,6 +60,11 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         # Redis re-delivers unacknowledged messages after this: it must outlast any running job.
         "broker_transport_options": {
             "visibility_timeout": settings.visibility_timeout,
+            # kombu looks for messages unacknowledged past that timeout only every
+            # interval * throttle seconds (100 s by default): look every few seconds instead
+            # (one ZRANGE), so a short timeout really redelivers as configured.
+            "unacked_restore_interval": min(10.0, max(1.0, settings.visibility_timeout / 2)),
+            "unacked_restore_throttle": 1,
             "socket_timeout": settings.redis_timeout,
             "socket_connect_timeout": min(settings.redis_timeout, 2.0),
         },
@@ -96,9 +101,10 @@ def make_app(settings: Settings | None = None, *, current: bool = False) -> Cele
     app = Celery("worker", set_as_current=current, include=["worker.tasks"])
     app.conf.update(celery_config(settings))
     app.conf.alphametic_settings = settings
-    from .heartbeat import Heartbeat
+    from .heartbeat import Heartbeat, PoolWatch
 
     app.steps["worker"].add(Heartbeat)
+    app.steps["worker"].add(PoolWatch)
     return app
 
 

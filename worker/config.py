@@ -30,6 +30,7 @@ ENV_NAMES: dict[str, str] = {
     "flush_interval": "ALPHAMETIC_FLUSH_INTERVAL",
     "flush_size": "ALPHAMETIC_FLUSH_SIZE",
     "redis_timeout": "ALPHAMETIC_REDIS_TIMEOUT",
+    "broker_visibility_timeout": "ALPHAMETIC_VISIBILITY_TIMEOUT",
     "max_queued_per_client": "ALPHAMETIC_MAX_QUEUED_PER_CLIENT",
     "shard_threshold": "ALPHAMETIC_SHARD_THRESHOLD",
     "shard_count": "ALPHAMETIC_SHARD_COUNT",
@@ -56,6 +57,7 @@ class Settings:
     flush_interval: float = 0.1  # solutions are pushed at least this often ...
     flush_size: int = 1_000  # ... or as soon as this many are pending
     redis_timeout: float = 5.0  # socket timeout of every Redis call
+    broker_visibility_timeout: float = 0.0  # 0: derived from the hard limits (see below)
     max_queued_per_client: int = 20  # unfinished jobs one client may have (0: no cap)
     # An enumerate job whose estimated search tree (alphametic.estimate, nodes) reaches this is
     # split into about shard_count shard tasks (worker/shards.py); 0 never shards.
@@ -105,8 +107,13 @@ class Settings:
         return self.solve_hard_limit if mode == "solve" else self.enumerate_hard_limit
 
     @property
-    def visibility_timeout(self) -> int:
-        """Broker visibility timeout: well past the longest hard limit, so no early redelivery."""
+    def visibility_timeout(self) -> float:
+        """Broker visibility timeout: well past the longest hard limit, so no early redelivery.
+
+        broker_visibility_timeout overrides it (the chaos tests set it shorter than a job).
+        """
+        if self.broker_visibility_timeout > 0:
+            return self.broker_visibility_timeout
         return int(max(self.solve_hard_limit, self.enumerate_hard_limit)) + 600
 
     def env(self) -> dict[str, str]:

@@ -34,6 +34,7 @@ def execute(task: Any, mode: str, job_id: str) -> str:
     if claim.status == "busy":
         # Another live attempt holds the lease: look again when it would have expired.
         wait = max(0.5, (claim.lease or time.time()) - time.time() + 0.5)
+        log.info("job %s busy (held by %s): look again in %.1f s", job_id, claim.holder, wait)
         raise task.retry(countdown=wait, max_retries=None)
     if claim.status != "run":
         log.info("job %s not run: %s (attempt %s)", job_id, claim.status, claim.attempt)
@@ -42,10 +43,14 @@ def execute(task: Any, mode: str, job_id: str) -> str:
     data = client.hgetall(attempt.keys[0])
     job = Job.from_hash(data)
     if data.get("parent"):
-        return shards.run_shard(settings, attempt, data)
-    if job.mode is Mode.ENUMERATE and shards.split(task.app, settings, attempt, job):
-        return "sharded"  # its shards are on the enumerate queue now
-    return Run(settings, attempt, job).execute()
+        outcome = shards.run_shard(settings, attempt, data)
+    elif job.mode is Mode.ENUMERATE and shards.split(task.app, settings, attempt, job):
+        outcome = "sharded"  # its shards are on the enumerate queue now
+    else:
+        outcome = Run(settings, attempt, job).execute()
+    # One line per finished attempt: the chaos tests count completions per job with it.
+    log.info("job %s attempt %s ended: %s", job_id, attempt.number, outcome)
+    return outcome
 
 
 @app.task(name=TASK_NAMES["solve"], bind=True)

@@ -211,3 +211,71 @@ class WorkerProcess:
                 worker.proc.terminate()
         for worker in workers:
             worker.cleanup()
+
+
+class WebServer:
+    """gunicorn serving web.wsgi:app on a free port, on these settings (its own session)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        workers: int = 1,
+        threads: int = 8,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.port = free_port()
+        self.log_path = Path(tempfile.mkstemp(prefix="alphametic-web-", suffix=".log")[1])
+        full_env = {**os.environ, **settings.env(), "ALPHAMETIC_SECRET_KEY": "test-secret-key"}
+        full_env.update(env or {})
+        full_env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{full_env.get('PYTHONPATH', '')}"
+        # --no-control-socket: gunicorn's control socket has one fixed path under $HOME.
+        args = [
+            sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{self.port}",
+            "--workers", str(workers), "--threads", str(threads), "--timeout", "30",
+            "--no-control-socket", "web.wsgi:app",
+        ]  # fmt: skip
+        log = open(self.log_path, "wb")  # noqa: SIM115 (kept by the process)
+        self.proc = subprocess.Popen(
+            args, cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+
+    @property
+    def url(self) -> str:
+        """Base URL, e.g. http://127.0.0.1:8123."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def log(self) -> str:
+        """Everything gunicorn and the app printed so far."""
+        return self.log_path.read_text(errors="replace")
+
+    def wait_ready(self, timeout: float = 30) -> WebServer:
+        """Wait until /healthz answers 200 (raise if gunicorn exited)."""
+        import urllib.request
+
+        def ready() -> bool:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"gunicorn exited early:\n{self.log()}")
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as answer:
+                    return bool(answer.status == 200)
+            except OSError:
+                return False
+
+        wait_for(ready, timeout, interval=0.1, what="gunicorn to answer /healthz")
+        return self
+
+    def cleanup(self) -> None:
+        """SIGTERM gunicorn, SIGKILL its whole group if it lingers; remove the log."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait(5)
+        self.log_path.unlink(missing_ok=True)

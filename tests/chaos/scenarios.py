@@ -1,0 +1,182 @@
+"""Chaos scenarios shared by tests/chaos and bench/recovery.py: break something, time recovery.
+
+Each scenario drives real processes (redis-server, celery workers) that the caller started and
+returns what happened; the tests assert on it, the benchmark prints the times. No pytest here.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import signal
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import alphametic
+from worker.config import Settings
+from worker.jobs import Job, JobStore, State
+from worker.records import encode
+from worker.testing import RedisServer, WorkerProcess
+
+# ~1.5 s in a worker (99,152 ... 401,544 solutions span base 14 ... 16): killed mid-way.
+MEDIUM = ("ABC + DEF = GHI", {"base": 15})
+# Small distinct enumerations (a fraction of a second each) to fill a queue.
+SMALL = [("ABC + DEF = GHI", {"base": base}) for base in (11, 12, 13)] + [
+    ("SEND + MORE = MONEY", {"base": base}) for base in (14, 15, 16, 17)
+]
+
+
+# Settings changes that keep an enumeration whole (one task), where sharding exists.
+WHOLE: dict[str, Any] = (
+    {"shard_threshold": 0} if "shard_threshold" in Settings.__dataclass_fields__ else {}
+)
+
+
+@dataclass
+class Outcome:
+    """A scenario's result: the jobs as they ended and seconds from the fault to the last end."""
+
+    jobs: list[Job]
+    recovery: float
+
+
+@functools.cache
+def _reference(text: str, options: str) -> tuple[str, ...]:
+    """The engine's own compact solution list (cached per puzzle)."""
+    puzzle = alphametic.parse(text, **json.loads(options))
+    return tuple(encode(solution) for solution in alphametic.Search(puzzle).solutions())
+
+
+def reference(text: str, options: Mapping[str, Any]) -> tuple[str, ...]:
+    """The engine's compact solutions of this puzzle, in its deterministic order."""
+    return _reference(text, json.dumps(dict(options), sort_keys=True))
+
+
+def stored(store: JobStore, job_id: str) -> list[str]:
+    """Every compact solution the job stored, in order."""
+    _letters, items, total, truncated = store.compact(job_id, 0, 10**9)
+    assert not truncated and total == len(items)
+    return list(items)
+
+
+def mismatch(store: JobStore, job: Job) -> str:
+    """Why the job's stored list differs from the engine's ('' when identical)."""
+    got, want = stored(store, job.id), reference(job.puzzle, job.options)
+    if got == list(want) and job.solutions_found == len(want):
+        return ""
+    return (
+        f"{job.puzzle} {job.options}: stored {len(got)} ({len(set(got))} distinct), "
+        f"found {job.solutions_found}, engine {len(want)}"
+    )
+
+
+def endings(workers: list[WorkerProcess], job_id: str) -> dict[str, list[str]]:
+    """Per job id (the job's and its shards' "{id}.{n}"), the attempts that ran to an end,
+    from the workers' logs, as "<attempt>: <outcome>"."""
+    pattern = re.compile(rf"job ({re.escape(job_id)}(?:\.\d+)?) attempt (\d+) ended: (\w+)")
+    found: dict[str, list[str]] = {}
+    for worker in workers:
+        for name, attempt, outcome in pattern.findall(worker.log()):
+            found.setdefault(name, []).append(f"{attempt}: {outcome}")
+    return found
+
+
+def completions(workers: list[WorkerProcess], job_id: str) -> list[str]:
+    """Attempts of an unsharded job that ran to an end ("<attempt>: <outcome>")."""
+    return endings(workers, job_id).get(job_id, [])
+
+
+def ran_once(workers: list[WorkerProcess], job_id: str) -> str:
+    """'' when the job (or each of its shards) ended exactly once not stale, else why not."""
+    ended = endings(workers, job_id)
+    if not ended:
+        return f"job {job_id} never ended"
+    twice = {name: ends for name, ends in ended.items() if len(unstale(ends)) != 1}
+    return f"ended other than once: {twice}" if twice else ""
+
+
+def unstale(ends: list[str]) -> list[str]:
+    """The endings of attempts that were still current (their writes counted)."""
+    return [end for end in ends if not end.endswith(": stale")]
+
+
+def wait_until(
+    predicate: Callable[[], object], timeout: float, what: str, interval: float = 0.005
+) -> None:
+    """Poll predicate() until truthy; raise TimeoutError after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"not {what} after {timeout} s")
+        time.sleep(interval)
+
+
+def wait_done(store: JobStore, job_ids: list[str], timeout: float) -> list[Job]:
+    """Wait until every job is terminal; return them (TimeoutError names the stuck ones)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        jobs = [store.get(job_id) for job_id in job_ids]
+        stuck = [j for j in jobs if j is None or not j.done]
+        if not stuck:
+            return [j for j in jobs if j is not None]
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{len(stuck)} jobs not done after {timeout} s: {stuck[:3]}")
+        time.sleep(0.02)
+
+
+def running_with_output(store: JobStore, job_id: str) -> Job | None:
+    """The job if it runs and has stored solutions already, else None."""
+    job = store.get(job_id)
+    if job is None or job.state is not State.RUNNING:
+        return None
+    return job if store.compact(job_id, 0, 0)[2] > 0 else None
+
+
+def holder_pid(job: Job) -> int:
+    """Process id of the pool process holding a running job ("node|machine|pid")."""
+    return int(job.holder.rsplit("|", 1)[1])
+
+
+def finished_after(jobs: list[Job], fault: float) -> float:
+    """Seconds from the fault (epoch) to the last job's recorded finish."""
+    return max(j.finished or fault for j in jobs) - fault
+
+
+def kill_child(store: JobStore, job_id: str, timeout: float = 30) -> Outcome:
+    """kill -9 the pool process running the job mid-way; wait for the job to end."""
+    wait_until(lambda: running_with_output(store, job_id), timeout, "running with output")
+    job = store.get(job_id)
+    assert job is not None
+    fault = time.time()
+    os.kill(holder_pid(job), signal.SIGKILL)
+    jobs = wait_done(store, [job_id], timeout)
+    return Outcome(jobs, finished_after(jobs, fault))
+
+
+def kill_whole_worker(
+    store: JobStore, job_id: str, workers: list[WorkerProcess], timeout: float = 30
+) -> tuple[Outcome, WorkerProcess]:
+    """kill -9 the whole worker (main and pool) running the job; return it with the outcome."""
+    wait_until(lambda: running_with_output(store, job_id), timeout, "running with output")
+    job = store.get(job_id)
+    assert job is not None
+    (victim,) = [w for w in workers if holder_pid(job) in w.children()]
+    fault = time.time()
+    victim.kill()
+    jobs = wait_done(store, [job_id], timeout)
+    return Outcome(jobs, finished_after(jobs, fault)), victim
+
+
+def restart_redis(
+    server: RedisServer, store: JobStore, job_ids: list[str], timeout: float = 60
+) -> Outcome:
+    """Restart Redis (append-only: it keeps everything) while the jobs queue and run."""
+    wait_until(lambda: running_with_output(store, job_ids[0]), timeout, "first job running")
+    fault = time.time()
+    server.restart()
+    jobs = wait_done(store, job_ids, timeout)
+    return Outcome(jobs, finished_after(jobs, fault))

@@ -1,0 +1,152 @@
+"""Chaos on Redis: a restart under queued and running jobs, and the web while Redis is down."""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import requests
+
+from worker.config import Settings
+from worker.jobs import JobStore, Mode, State
+from worker.records import encode
+from worker.testing import RedisServer, WebServer
+
+from .scenarios import MEDIUM, SMALL, mismatch, ran_once, reference, restart_redis, wait_until
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+# Big enough to be split into shards where the worker shards enumerations (720,720 solutions).
+SHARDED = ("ABC + DEF = GHI", {"base": 17})
+SOLVES = [("SEND + MORE = MONEY", {"base": base}) for base in (10, 11, 12, 13)]
+
+
+def own_settings(settings: Settings, server: RedisServer) -> Settings:
+    """The session settings on a Redis of the test's own, under a unique prefix."""
+    return settings.replace(redis_url=server.url, key_prefix=f"chaos-{uuid.uuid4().hex[:8]}")
+
+
+def test_redis_restart_loses_nothing_and_runs_nothing_twice(
+    settings: Settings, redis_factory: Any, worker_factory: Any, store_factory: Any
+) -> None:
+    """Case 4: Redis (append-only) restarted while jobs run and queue: every job succeeds,
+    with the engine's solutions, each (or each shard) completed by exactly one attempt."""
+    server = redis_factory(appendonly=True)
+    mine = own_settings(settings, server)
+    workers = [worker_factory(mine, "solve,enumerate", concurrency=2)]
+    store: JobStore = store_factory(mine)
+    jobs = [store.submit("enumerate", *puzzle) for puzzle in [MEDIUM, SHARDED, *SMALL]]
+    jobs += [store.submit("solve", *puzzle) for puzzle in SOLVES]
+    outcome = restart_redis(server, store, [job.id for job in jobs])
+    assert [job.state for job in outcome.jobs] == [State.SUCCEEDED] * len(jobs), [
+        (job.puzzle, job.options, job.state, job.error) for job in outcome.jobs
+    ]
+    for job in outcome.jobs:
+        assert job.attempt <= 2, job.to_dict()
+        assert ran_once(workers, job.id) == ""
+        if job.mode is Mode.ENUMERATE:
+            assert mismatch(store, job) == ""
+        else:
+            first = reference(job.puzzle, job.options)[0]
+            assert encode([job.solution[letter] for letter in job.letters]) == first  # type: ignore[index]
+    assert outcome.jobs[0].attempt == 2, "the running job was not interrupted by the restart"
+
+
+def csrf_token(session: requests.Session, url: str) -> str:
+    """Load the form page and return its CSRF token (kept in the session cookie)."""
+    page = session.get(url + "/", timeout=10)
+    assert page.status_code == 200
+    found = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
+    assert found, "no CSRF token on the form page"
+    return found[1]
+
+
+def api_calls(job_id: str) -> list[tuple[str, str, Any]]:
+    """(method, path, JSON body) of every API call that needs Redis."""
+    return [
+        ("GET", f"/api/jobs/{job_id}", None),
+        ("GET", f"/api/jobs/{job_id}/solutions", None),
+        ("GET", f"/api/jobs/{job_id}/grid", None),
+        ("POST", f"/api/jobs/{job_id}/cancel", None),
+        ("POST", "/api/jobs", {"puzzle": "TO + GO = OUT", "mode": "enumerate"}),
+    ]
+
+
+def assert_api_unavailable(session: requests.Session, web: WebServer, job_id: str) -> None:
+    """Every API call answers 503 problem+json with Retry-After, promptly."""
+    for method, path, body in api_calls(job_id):
+        started = time.monotonic()
+        answer = session.request(method, web.url + path, json=body, timeout=15)
+        where = f"{method} {path}"
+        assert answer.status_code == 503, (where, answer.status_code, answer.text[:300])
+        assert answer.headers["Content-Type"].startswith("application/problem+json"), where
+        assert int(answer.headers["Retry-After"]) > 0, where
+        problem = answer.json()
+        assert problem["status"] == 503 and "Redis" in problem["detail"], (where, problem)
+        assert time.monotonic() - started < 5, f"{where} took too long"
+
+
+def assert_pages_unavailable(
+    session: requests.Session, web: WebServer, job_id: str, token: str
+) -> None:
+    """Pages that need Redis answer a 503 page that says so; the form still loads."""
+    form = {"csrf_token": token, "puzzle": "TO + GO = OUT", "mode": "solve", "base": "10"}
+    for method, path, data in [
+        ("GET", f"/jobs/{job_id}", None),
+        ("POST", "/jobs", form),
+        ("POST", f"/jobs/{job_id}/cancel", {"csrf_token": token}),
+    ]:
+        answer = session.request(method, web.url + path, data=data, timeout=15)
+        where = f"{method} {path}"
+        assert answer.status_code == 503, (where, answer.status_code, answer.text[:300])
+        assert answer.headers["Content-Type"].startswith("text/html"), where
+        assert "cannot be reached" in answer.text and "Traceback" not in answer.text, where
+    assert session.get(web.url + "/", timeout=10).status_code == 200
+    ready = session.get(web.url + "/readyz", timeout=10)
+    assert ready.status_code == 503 and ready.json()["redis"] is False
+
+
+def test_web_answers_503_while_redis_is_down_and_recovers(
+    settings: Settings,
+    redis_factory: Any,
+    worker_factory: Any,
+    web_factory: Callable[..., WebServer],
+) -> None:
+    """Case 7: with Redis down the API answers 503 problem+json with Retry-After and pages a
+    clear 503 page, never a 500; both (and the worker) recover by themselves."""
+    server = redis_factory(appendonly=True)  # the job must still be there afterwards
+    mine = own_settings(settings, server)
+    worker_factory(mine, "solve,enumerate")
+    web = web_factory(mine)
+    session = requests.Session()
+    created = session.post(web.url + "/api/jobs", json={"puzzle": "SEND + MORE = MONEY"})
+    assert created.status_code == 202, created.text
+    job_id = created.json()["id"]
+    token = csrf_token(session, web.url)
+
+    server.stop()
+    assert_api_unavailable(session, web, job_id)
+    assert_pages_unavailable(session, web, job_id, token)
+    assert "Traceback" not in web.log() and " 500 " not in web.log()
+
+    server.start()
+    wait_until(
+        lambda: session.get(f"{web.url}/api/jobs/{job_id}", timeout=10).status_code == 200,
+        15,
+        "the API answering again",
+        interval=0.2,
+    )
+    assert session.get(f"{web.url}/jobs/{job_id}", timeout=10).status_code == 200
+    again = session.post(web.url + "/api/jobs", json={"puzzle": "TO + GO = OUT"}, timeout=10)
+    assert again.status_code == 202, again.text
+
+    def finished() -> bool:
+        body = session.get(f"{web.url}/api/jobs/{again.json()['id']}", timeout=10).json()
+        return body["state"] == "succeeded"
+
+    wait_until(finished, 30, "the new job done by the recovered worker", interval=0.2)
+    ready = session.get(web.url + "/readyz", timeout=10)
+    assert ready.status_code == 200, ready.text

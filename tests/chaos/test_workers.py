@@ -1,0 +1,191 @@
+"""Chaos on workers: kill -9 of a pool process or a whole worker, warm and cold shutdown,
+early broker redelivery and a poison job. Every job ends exactly once in effect, with the
+engine's own solution list (no duplicates, nothing missing)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from worker.config import Settings
+from worker.jobs import State
+
+from .scenarios import (
+    MEDIUM,
+    WHOLE,
+    completions,
+    holder_pid,
+    kill_child,
+    kill_whole_worker,
+    mismatch,
+    running_with_output,
+    wait_done,
+    wait_until,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
+# About 5 s in a worker (1,249,824 solutions): outlives a 2 s visibility timeout.
+LONGER = ("ABC + DEF = GHI", {"base": 18})
+
+
+def test_killed_pool_process_reruns_within_5_s(
+    fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
+) -> None:
+    """Case 1: kill -9 of the pool process mid-job -> attempt 2 succeeds within 5 s, exact list."""
+    settings = fresh_settings()
+    worker = worker_factory(settings, "enumerate")
+    store = store_factory(settings)
+    job = store.submit("enumerate", *MEDIUM)
+    outcome = kill_child(store, job.id)
+    (done,) = outcome.jobs
+    assert done.state is State.SUCCEEDED and done.attempt == 2, done.to_dict()
+    assert outcome.recovery < 5.0, f"took {outcome.recovery:.1f} s after the kill"
+    assert mismatch(store, done) == ""
+    assert completions([worker], job.id) == ["2: succeeded"]
+
+
+def test_whole_worker_killed_survivor_takes_over_within_30_s(
+    fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
+) -> None:
+    """Case 2: kill -9 of a whole worker; the other finishes the job long before the broker
+    would redeliver it (default lease and visibility timeout)."""
+    settings = fresh_settings(heartbeat_interval=2.0)
+    assert settings.lease_seconds == 10 and settings.visibility_timeout > 600
+    workers = [worker_factory(settings, "enumerate", wait=False) for _ in range(2)]
+    for worker in workers:
+        worker.wait_ready()
+    store = store_factory(settings)
+    job = store.submit("enumerate", *MEDIUM)
+    outcome, victim = kill_whole_worker(store, job.id, workers)
+    (done,) = outcome.jobs
+    assert not victim.alive() and victim.children() == []
+    assert done.state is State.SUCCEEDED and done.attempt == 2, done.to_dict()
+    assert outcome.recovery < 30.0, f"took {outcome.recovery:.1f} s after the kill"
+    assert mismatch(store, done) == ""
+    assert completions(workers, job.id) == ["2: succeeded"]
+    (survivor,) = [w for w in workers if w is not victim]
+    assert f"job {job.id} lost its worker" in survivor.log()
+
+
+def test_frozen_worker_loses_its_lease_and_its_late_writes_are_refused(
+    fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
+) -> None:
+    """Case 2b: a worker frozen (SIGSTOP) mid-job is alive but silent: once its lease expires
+    the other worker re-runs the job; thawed, the old attempt is stale and writes nothing."""
+    settings = fresh_settings(lease_seconds=2.0, heartbeat_interval=0.5)
+    workers = [worker_factory(settings, "enumerate", wait=False) for _ in range(2)]
+    for worker in workers:
+        worker.wait_ready()
+    store = store_factory(settings)
+    job = store.submit("enumerate", *MEDIUM)
+    wait_until(lambda: running_with_output(store, job.id), 30, "running with output")
+    running = store.get(job.id)
+    assert running is not None
+    (frozen,) = [w for w in workers if holder_pid(running) in w.children()]
+    group = [frozen.pid, *frozen.children()]
+    for pid in group:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        wait_until(lambda: store.get(job.id).attempt == 2, 20, "taken over")  # type: ignore[union-attr]
+    finally:
+        for pid in group:
+            os.kill(pid, signal.SIGCONT)
+    (done,) = wait_done(store, [job.id], 30)
+    time.sleep(1.0)  # let the thawed attempt try its writes
+    assert done.state is State.SUCCEEDED and done.attempt == 2, done.to_dict()
+    assert mismatch(store, done) == ""
+    ended = completions(workers, job.id)
+    assert "2: succeeded" in ended and all(e in ("1: stale", "2: succeeded") for e in ended)
+    assert store.get(job.id).to_dict() == done.to_dict()  # type: ignore[union-attr]
+
+
+def test_warm_shutdown_finishes_the_running_job(
+    fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
+) -> None:
+    """Case 3a: SIGTERM mid-job -> the worker finishes the job (attempt 1), then exits."""
+    settings = fresh_settings()
+    worker = worker_factory(settings, "enumerate")
+    store = store_factory(settings)
+    job = store.submit("enumerate", *MEDIUM)
+    wait_until(lambda: running_with_output(store, job.id), 30, "running with output")
+    worker.proc.send_signal(signal.SIGTERM)
+    assert worker.proc.wait(30) == 0
+    done = store.get(job.id)
+    assert done is not None and done.state is State.SUCCEEDED and done.attempt == 1
+    assert mismatch(store, done) == ""
+    assert completions([worker], job.id) == ["1: succeeded"]
+
+
+def test_cold_shutdown_requeues_the_running_job(
+    fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
+) -> None:
+    """Case 3b: SIGTERM then SIGQUIT (cold shutdown) mid-job -> the job goes back to the
+    queue and another worker finishes it."""
+    settings = fresh_settings()
+    first = worker_factory(settings, "enumerate")
+    store = store_factory(settings)
+    job = store.submit("enumerate", *MEDIUM)
+    wait_until(lambda: running_with_output(store, job.id), 30, "running with output")
+    first.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.2)
+    first.proc.send_signal(signal.SIGQUIT)
+    first.proc.wait(30)
+    assert store.get(job.id).state is State.RUNNING  # type: ignore[union-attr]
+    second = worker_factory(settings, "enumerate")
+    (done,) = wait_done(store, [job.id], 30)
+    assert done.state is State.SUCCEEDED and done.attempt == 2, done.to_dict()
+    assert mismatch(store, done) == ""
+    assert completions([first, second], job.id) == ["2: succeeded"]
+
+
+def test_visibility_timeout_shorter_than_the_job_still_one_run(
+    fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
+) -> None:
+    """Case 5: the broker redelivers a 5 s job after 2 s; the duplicate is refused as busy."""
+    settings = fresh_settings(
+        broker_visibility_timeout=2.0, max_stored_solutions=2_000_000, **WHOLE
+    )
+    worker = worker_factory(settings, "enumerate", concurrency=2)
+    store = store_factory(settings)
+    job = store.submit("enumerate", *LONGER)
+    (done,) = wait_done(store, [job.id], 60)
+    assert done.state is State.SUCCEEDED and done.attempt == 1, done.to_dict()
+    assert done.elapsed is not None and done.elapsed > 3.0, "the job was too short to tell"
+    assert mismatch(store, done) == ""
+    assert completions([worker], job.id) == ["1: succeeded"]
+    assert f"job {job.id} busy" in worker.log(), "the broker never redelivered the job"
+
+
+def test_poison_job_fails_after_3_attempts(
+    fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
+) -> None:
+    """Case 6: a job whose process dies every time it runs ends failed after 3 attempts."""
+    settings = fresh_settings()
+    assert settings.max_attempts == 3
+    worker = worker_factory(settings, "enumerate")
+    store = store_factory(settings)
+    job = store.submit("enumerate", *MEDIUM)
+    for attempt in (1, 2, 3):
+
+        def running(attempt: int = attempt) -> bool:
+            current = store.get(job.id)
+            return (
+                current is not None
+                and current.state is State.RUNNING
+                and (current.attempt == attempt)
+            )
+
+        wait_until(running, 30, f"running attempt {attempt}")
+        os.kill(holder_pid(store.get(job.id)), signal.SIGKILL)  # type: ignore[arg-type]
+    (done,) = wait_done(store, [job.id], 30)
+    assert done.state is State.FAILED and done.attempt == 3, done.to_dict()
+    assert done.error == "gave up after 3 attempts (worker lost)"
+    time.sleep(1.0)  # later deliveries of the job must not start it again
+    after = store.get(job.id)
+    assert after is not None and after.to_dict() == done.to_dict()
+    assert completions([worker], job.id) == []
