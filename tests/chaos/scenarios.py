@@ -19,7 +19,7 @@ from typing import Any
 import alphametic
 from worker.config import Settings
 from worker.jobs import Job, JobStore, State
-from worker.records import encode
+from worker.records import encode, key_for
 from worker.testing import RedisServer, WorkerProcess
 
 # ~1.5 s in a worker (99,152 ... 401,544 solutions span base 14 ... 16): killed mid-way.
@@ -42,6 +42,7 @@ class Outcome:
 
     jobs: list[Job]
     recovery: float
+    takeover: float = 0.0  # seconds from the fault to the first job's last attempt starting
 
 
 @functools.cache
@@ -146,6 +147,12 @@ def finished_after(jobs: list[Job], fault: float) -> float:
     return max(j.finished or fault for j in jobs) - fault
 
 
+def outcome(store: JobStore, jobs: list[Job], fault: float) -> Outcome:
+    """The outcome, with the takeover time read from the first job's run_started field."""
+    started = store.redis.hget(key_for(store.prefix, "job", jobs[0].id), "run_started")
+    return Outcome(jobs, finished_after(jobs, fault), float(started or fault) - fault)
+
+
 def kill_child(store: JobStore, job_id: str, timeout: float = 30) -> Outcome:
     """kill -9 the pool process running the job mid-way; wait for the job to end."""
     wait_until(lambda: running_with_output(store, job_id), timeout, "running with output")
@@ -153,8 +160,7 @@ def kill_child(store: JobStore, job_id: str, timeout: float = 30) -> Outcome:
     assert job is not None
     fault = time.time()
     os.kill(holder_pid(job), signal.SIGKILL)
-    jobs = wait_done(store, [job_id], timeout)
-    return Outcome(jobs, finished_after(jobs, fault))
+    return outcome(store, wait_done(store, [job_id], timeout), fault)
 
 
 def kill_whole_worker(
@@ -167,8 +173,7 @@ def kill_whole_worker(
     (victim,) = [w for w in workers if holder_pid(job) in w.children()]
     fault = time.time()
     victim.kill()
-    jobs = wait_done(store, [job_id], timeout)
-    return Outcome(jobs, finished_after(jobs, fault)), victim
+    return outcome(store, wait_done(store, [job_id], timeout), fault), victim
 
 
 def restart_redis(
@@ -178,5 +183,4 @@ def restart_redis(
     wait_until(lambda: running_with_output(store, job_ids[0]), timeout, "first job running")
     fault = time.time()
     server.restart()
-    jobs = wait_done(store, job_ids, timeout)
-    return Outcome(jobs, finished_after(jobs, fault))
+    return outcome(store, wait_done(store, job_ids, timeout), fault)
