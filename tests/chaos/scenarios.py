@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import alphametic
-from worker.config import Settings
 from worker.jobs import Job, JobStore, State
 from worker.records import encode, key_for
 from worker.testing import RedisServer, WorkerProcess
@@ -30,10 +29,11 @@ SMALL = [("ABC + DEF = GHI", {"base": base}) for base in (11, 12, 13)] + [
 ]
 
 
-# Settings changes that keep an enumeration whole (one task), where sharding exists.
-WHOLE: dict[str, Any] = (
-    {"shard_threshold": 0} if "shard_threshold" in Settings.__dataclass_fields__ else {}
-)
+# Settings that keep an enumeration whole (one task) or shard those estimated past 1e6 nodes.
+WHOLE: dict[str, Any] = {"shard_threshold": 0}
+SHARDING: dict[str, Any] = {"shard_threshold": 1e6, "shard_count": 8}
+# Sharded under SHARDING (estimate 1.7e6 nodes), 720,720 solutions, ~3 s in a worker.
+SHARDED = ("ABC + DEF = GHI", {"base": 17})
 
 
 @dataclass
@@ -174,6 +174,39 @@ def kill_whole_worker(
     fault = time.time()
     victim.kill()
     return outcome(store, wait_done(store, [job_id], timeout), fault), victim
+
+
+def shard_count(store: JobStore, job_id: str) -> int:
+    """Number of shards the job was split into (0: it runs whole)."""
+    return int(store.redis.hget(key_for(store.prefix, "job", job_id), "shards") or 0)
+
+
+def running_shard(store: JobStore, job_id: str) -> Job | None:
+    """The running shard of the job that has come least far, if any (one round trip)."""
+    names = [f"{job_id}.{index}" for index in range(shard_count(store, job_id))]
+    with store.redis.pipeline(transaction=False) as pipe:
+        for name in names:
+            pipe.hgetall(key_for(store.prefix, "job", name))
+        shards = [Job.from_hash(data) for data in pipe.execute() if data]
+    running = [shard for shard in shards if shard.state is State.RUNNING and shard.holder]
+    return min(running, key=lambda shard: shard.progress, default=None)
+
+
+def kill_shard_worker(
+    store: JobStore, job_id: str, workers: list[WorkerProcess], timeout: float = 30
+) -> tuple[Outcome, WorkerProcess, str]:
+    """kill -9 the whole worker running one of the job's shards; return the outcome, that
+    worker and the shard's id if it was still running after the kill ('' if it had ended)."""
+    wait_until(lambda: running_shard(store, job_id), timeout, "a shard running")
+    shard = running_shard(store, job_id)
+    assert shard is not None
+    (victim,) = [w for w in workers if holder_pid(shard) in w.children()]
+    fault = time.time()
+    victim.kill()
+    after = store.redis.hgetall(key_for(store.prefix, "job", shard.id))  # get() hides shards
+    cut = shard.id if after.get("state") == State.RUNNING else ""
+    jobs = wait_done(store, [job_id], timeout)
+    return Outcome(jobs, finished_after(jobs, fault)), victim, cut
 
 
 def restart_redis(

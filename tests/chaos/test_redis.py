@@ -16,11 +16,20 @@ from worker.jobs import JobStore, Mode, State
 from worker.records import encode
 from worker.testing import RedisServer, WebServer
 
-from .scenarios import MEDIUM, SMALL, mismatch, ran_once, reference, restart_redis, wait_until
+from .scenarios import (
+    MEDIUM,
+    SHARDED,
+    SHARDING,
+    SMALL,
+    mismatch,
+    ran_once,
+    reference,
+    restart_redis,
+    shard_count,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
-# Big enough to be split into shards where the worker shards enumerations (720,720 solutions).
-SHARDED = ("ABC + DEF = GHI", {"base": 17})
 SOLVES = [("SEND + MORE = MONEY", {"base": base}) for base in (10, 11, 12, 13)]
 
 
@@ -35,7 +44,7 @@ def test_redis_restart_loses_nothing_and_runs_nothing_twice(
     """Case 4: Redis (append-only) restarted while jobs run and queue: every job succeeds,
     with the engine's solutions, each (or each shard) completed by exactly one attempt."""
     server = redis_factory(appendonly=True)
-    mine = own_settings(settings, server)
+    mine = own_settings(settings, server).replace(**SHARDING)
     workers = [worker_factory(mine, "solve,enumerate", concurrency=2)]
     store: JobStore = store_factory(mine)
     jobs = [store.submit("enumerate", *puzzle) for puzzle in [MEDIUM, SHARDED, *SMALL]]
@@ -53,6 +62,7 @@ def test_redis_restart_loses_nothing_and_runs_nothing_twice(
             first = reference(job.puzzle, job.options)[0]
             assert encode([job.solution[letter] for letter in job.letters]) == first  # type: ignore[index]
     assert outcome.jobs[0].attempt == 2, "the running job was not interrupted by the restart"
+    assert shard_count(store, jobs[1].id) > 1 and shard_count(store, jobs[0].id) == 0
 
 
 def csrf_token(session: requests.Session, url: str) -> str:

@@ -17,13 +17,19 @@ from worker.jobs import State
 
 from .scenarios import (
     MEDIUM,
+    SHARDED,
+    SHARDING,
     WHOLE,
     completions,
+    endings,
     holder_pid,
     kill_child,
+    kill_shard_worker,
     kill_whole_worker,
     mismatch,
+    ran_once,
     running_with_output,
+    shard_count,
     wait_done,
     wait_until,
 )
@@ -70,6 +76,28 @@ def test_whole_worker_killed_survivor_takes_over_within_30_s(
     assert completions(workers, job.id) == ["2: succeeded"]
     (survivor,) = [w for w in workers if w is not victim]
     assert f"job {job.id} lost its worker" in survivor.log()
+
+
+def test_whole_worker_killed_mid_sharded_job_loses_no_shard(
+    fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
+) -> None:
+    """Case 2c: kill -9 of a whole worker running a shard of a sharded enumeration: the other
+    worker re-runs that shard alone; the merged list is the engine's, each shard ran once."""
+    settings = fresh_settings(**SHARDING)
+    workers = [worker_factory(settings, "enumerate", wait=False) for _ in range(2)]
+    for worker in workers:
+        worker.wait_ready()
+    store = store_factory(settings)
+    job = store.submit("enumerate", *SHARDED)
+    outcome, _victim, cut = kill_shard_worker(store, job.id, workers)
+    (done,) = outcome.jobs
+    assert done.state is State.SUCCEEDED, done.to_dict()
+    assert shard_count(store, job.id) > 1
+    assert mismatch(store, done) == ""
+    assert ran_once(workers, job.id) == ""
+    if cut:  # the shard was killed mid-run (not just after its last write): it ran again
+        assert endings(workers, job.id)[cut] == ["2: succeeded"]
+    assert outcome.recovery < 30.0
 
 
 def test_frozen_worker_loses_its_lease_and_its_late_writes_are_refused(
