@@ -1,0 +1,200 @@
+"""System benchmarks 1-3: HTTP latency next to a bare Celery round trip, throughput, cancel.
+
+Usage: python bench/latency.py [latency|throughput|cancel ...]   (default: all three)
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import (  # noqa: E402
+    Client,
+    ms,
+    percentile,
+    random_additions,
+    system,
+)
+
+import alphametic  # noqa: E402
+from worker.testing import wait_for  # noqa: E402
+
+BENCH = Path(__file__).resolve().parent
+# Many minutes of search with steadily rising progress: always running when cancelled.
+LONG = ("A + B + C + D + E = F + G + H + I", {"base": 16})
+
+
+def engine_seconds(puzzle: str) -> float:
+    """Parse plus first solution in this process: the engine's own share of a solve job."""
+    started = time.perf_counter()
+    next(alphametic.Search(alphametic.parse(puzzle)).solutions(), None)
+    return time.perf_counter() - started
+
+
+class BareCelery:
+    """A bare `celery -A noop worker` (concurrency 1) and a client for its no-op task."""
+
+    def __init__(self, url: str) -> None:
+        os.environ["NOOP_REDIS_URL"] = url
+        self.log = Path(tempfile.mkstemp(prefix="bench-noop-", suffix=".log")[1])
+        env = {**os.environ, "PYTHONPATH": str(BENCH)}
+        cmd = [sys.executable, "-m", "celery", "-A", "noop", "worker", "-c", "1", "-l", "INFO"]
+        cmd += ["-n", f"noop{os.getpid()}@%h", "--without-gossip", "--without-mingle"]
+        with open(self.log, "wb") as out:
+            self.proc = subprocess.Popen(
+                cmd, cwd=BENCH, env=env, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
+        wait_for(lambda: " ready." in self.log.read_text(errors="replace"), 60, what="noop")
+        self.task: Any = importlib.import_module("noop").noop
+
+    def round_trips(self, count: int) -> list[float]:
+        """Seconds of delay().get() for `count` no-op tasks, one after another."""
+        times = []
+        for _ in range(count):
+            started = time.perf_counter()
+            self.task.delay().get(timeout=30)
+            times.append(time.perf_counter() - started)
+        return times
+
+    def stop(self) -> None:
+        """Stop the worker and its pool."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(10)
+        self.log.unlink(missing_ok=True)
+
+
+def bench_latency(count: int = 500) -> dict[str, float]:
+    """1. Submit -> finished over HTTP, sequential, next to a bare Celery no-op round trip."""
+    puzzles = random_additions(count)
+    engine = [min(engine_seconds(p) for _ in range(3)) for p in puzzles]
+    with system("bench-latency", (("solve", 1),), web_workers=1) as s:
+        bare_celery = BareCelery(s.redis.url_for(1))
+        try:
+            client, store = Client(s.url), s.store
+            bare_celery.round_trips(20)  # warm-up
+            bare = bare_celery.round_trips(250)
+            for warm in random_additions(20, seed=99):
+                client.wait(client.submit(warm), 0.002)
+            observed, recorded = [], []
+            for puzzle in puzzles:
+                started = time.time()
+                body = client.wait(client.submit(puzzle), 0.001)
+                observed.append(time.time() - started)
+                assert body["state"] == "succeeded", body
+                job = store.get(body["id"])
+                assert job is not None and job.finished is not None
+                recorded.append(job.finished - started)
+            bare += bare_celery.round_trips(250)
+        finally:
+            bare_celery.stop()
+    goal = 2 * percentile(bare, 50) + percentile(engine, 50)
+    print(f"1. latency: {count} distinct solve jobs (5-8 letters), HTTP submit -> finished")
+    print(f"   observed (poll 1 ms)  {ms(observed)}")
+    print(f"   recorded (in Redis)   {ms(recorded)}")
+    print(f"   bare Celery no-op     {ms(bare)}   (n={len(bare)}, same Redis, same run)")
+    print(f"   engine alone          {ms(engine)}")
+    verdict = "met" if percentile(observed, 50) <= goal else "NOT met"
+    print(f"   goal p50 <= 2 x bare p50 + engine p50 = {goal * 1e3:.1f} ms: {verdict}")
+    return {
+        "latency_p50": percentile(observed, 50),
+        "latency_p99": percentile(observed, 99),
+        "recorded_p50": percentile(recorded, 50),
+        "bare_p50": percentile(bare, 50),
+        "bare_p99": percentile(bare, 99),
+        "engine_p50": percentile(engine, 50),
+        "goal": goal,
+    }
+
+
+def bench_throughput(count: int = 1000, clients: int = 16, poll: float = 0.02) -> dict[str, float]:
+    """2. Distinct solve jobs per second over HTTP: 2 worker processes, 16 clients."""
+    puzzles = random_additions(count, seed=2)
+    lock, latencies, errors = threading.Lock(), [], []
+    pending = iter(puzzles)
+
+    def run(client: Client) -> None:
+        while True:
+            with lock:
+                puzzle = next(pending, None)
+            if puzzle is None:
+                return
+            started = time.time()
+            try:
+                body = client.wait(client.submit(puzzle), poll)
+                ok = body["state"] == "succeeded"
+            except Exception as error:  # noqa: BLE001 (count it, keep the load going)
+                ok, body = False, {"error": repr(error)}
+            with lock:
+                (latencies if ok else errors).append(time.time() - started)
+
+    with system("bench-throughput", (("solve", 2),), web_workers=2) as s:
+        threads = [threading.Thread(target=run, args=(Client(s.url),)) for _ in range(clients)]
+        started = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        wall = time.perf_counter() - started
+    rate = len(latencies) / wall
+    setup = "1 worker x 2 processes, gunicorn 2 x 8 threads"
+    print(f"2. throughput: {count} distinct solve jobs, {clients} HTTP clients ", end="")
+    print(f"(poll {poll * 1e3:.0f} ms), {setup}")
+    print(f"   {rate:.1f} jobs/s ({wall:.1f} s), {len(errors)} errors; latency {ms(latencies)}")
+    return {"jobs_per_s": rate, "errors": len(errors), "tp_latency_p50": percentile(latencies, 50)}
+
+
+def cancel_runs(client: Client, store: Any, runs: int) -> tuple[list[float], list[float]]:
+    """Start LONG, let it run 0.2 s, cancel over HTTP; (observed, recorded) seconds per run."""
+    observed, recorded = [], []
+    for _ in range(runs):
+        job_id = client.submit(LONG[0], "enumerate", LONG[1])
+        client.wait(job_id, 0.005, until=("running",))
+        time.sleep(0.2)
+        started = time.time()
+        client.cancel(job_id)
+        body = client.wait(job_id, 0.001)
+        observed.append(time.time() - started)
+        assert body["state"] == "canceled", body
+        job = store.get(job_id)
+        recorded.append(job.finished - job.cancel_requested)
+    return observed, recorded
+
+
+def bench_cancel(runs: int = 50, sharded_runs: int = 20) -> dict[str, float]:
+    """3. Cancel request -> canceled, over running jobs (whole and sharded)."""
+    out: dict[str, float] = {}
+    print(f"3. cancel latency: request -> canceled, {LONG[0]} base 16 after 0.2 s of running")
+    for label, threshold, n in (("whole", 0.0, runs), ("sharded", 2e6, sharded_runs)):
+        with system(
+            f"bench-cancel-{label}", (("enumerate", 2),), 1, shard_threshold=threshold
+        ) as s:
+            observed, recorded = cancel_runs(Client(s.url), s.store, n)
+        print(f"   {label:>7} job, n={n:2}: observed (poll 1 ms) {ms(observed)}")
+        print(f"   {'':>7}        recorded (in Redis)  {ms(recorded)}")
+        out[f"cancel_{label}_p50"] = percentile(observed, 50)
+        out[f"cancel_{label}_p99"] = percentile(observed, 99)
+        out[f"cancel_{label}_recorded_p99"] = percentile(recorded, 99)
+    verdict = "met" if out["cancel_whole_p99"] <= 0.1 else "NOT met"
+    print(f"   goal p99 <= 100 ms (whole job, observed): {verdict}")
+    return out
+
+
+BENCHES = {"latency": bench_latency, "throughput": bench_throughput, "cancel": bench_cancel}
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or list(BENCHES):
+        BENCHES[name]()

@@ -1,0 +1,178 @@
+"""System benchmarks 4-6: scale-out of one sharded job, output rate, memory.
+
+Usage: python bench/scaling.py [scaleout|output|memory ...]   (default: all three)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import redis
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import Client, rss_kb, system  # noqa: E402
+
+import alphametic  # noqa: E402
+from worker.jobs import Job, JobStore  # noqa: E402
+
+# 2,580,480 solutions, all stored (cap raised): 10-20 s on one worker process here.
+SCALE = ("A + B + C + D + E = F + G + H + I", {"base": 12})
+SCALE_CAP = 3_000_000
+# 141,120 solutions, a fraction of a second of search: the output job.
+OUTPUT = ("A + B + C + D + E = F + G + H + I", {})
+# 2,903,040 solutions (every coefficient is 0): the memory job; 1,000,000 are stored.
+MEMORY = ("ABCDE + FGHIJ = ABCDE + FGHIJ", {})
+
+
+def wait_done(store: JobStore, job_id: str, poll: float = 0.02) -> Job:
+    """Poll the store until the job is terminal."""
+    while True:
+        job = store.get(job_id)
+        assert job is not None
+        if job.done:
+            return job
+        time.sleep(poll)
+
+
+def digest(store: JobStore, job_id: str, page: int = 100_000) -> tuple[str, int]:
+    """sha256 of the stored list read in pages, and its length."""
+    sha, read = hashlib.sha256(), 0
+    while True:
+        _letters, items, total, _truncated = store.compact(job_id, read, page)
+        sha.update("".join(items).encode())
+        read += len(items)
+        if not items or read >= total:
+            return sha.hexdigest()[:16], read
+
+
+def one_big_job(label: str, processes: int, threshold: float) -> dict[str, Any]:
+    """Run SCALE on one worker with `processes` pool processes; time it and digest its list."""
+    prefix = f"bench-scale-{processes}-{int(threshold)}"
+    changes = {"shard_threshold": threshold, "max_stored_solutions": SCALE_CAP}
+    with system(prefix, (("enumerate", processes),), **changes) as s:
+        store = s.store
+        started = time.time()
+        job = wait_done(store, store.submit("enumerate", *SCALE).id)
+        observed = time.time() - started
+        assert job.state == "succeeded", job.to_dict()
+        shards = int(store.redis.hget(store.key("job", job.id), "shards") or 0)
+        sha, stored = digest(store, job.id)
+    print(f"   {label:<22} {observed:6.2f} s submit -> done ({job.elapsed:6.2f} s running), "
+          f"{shards:3} shards, {job.solutions_found:,} solutions, list {sha}")  # fmt: skip
+    return {"seconds": observed, "digest": sha, "found": job.solutions_found, "stored": stored}
+
+
+def bench_scaleout() -> dict[str, Any]:
+    """4. One big enumerate job on 1 and on 2 worker processes (sharded), plus unsharded."""
+    print(f"4. scale-out: {SCALE[0]} base 12, one job, every solution stored")
+    one = one_big_job("1 process, sharded", 1, 2e6)
+    two = one_big_job("2 processes, sharded", 2, 2e6)
+    whole = one_big_job("1 process, unsharded", 1, 0.0)
+    speedup = one["seconds"] / two["seconds"]
+    same = one["digest"] == two["digest"] == whole["digest"]
+    verdict = "met" if speedup >= 1.7 and same else "NOT met"
+    print(f"   speed-up 2 vs 1 processes: {speedup:.2f}x "
+          f"(vs unsharded: {whole['seconds'] / two['seconds']:.2f}x); identical lists: {same}; "
+          f"goal >= 1.7x: {verdict}")  # fmt: skip
+    return {"speedup": speedup, "identical": same, "one": one, "two": two, "whole": whole}
+
+
+def bench_output() -> dict[str, float]:
+    """5. Solutions per second: engine alone, engine into Redis, out through the paged API."""
+    puzzle = alphametic.parse(OUTPUT[0], **OUTPUT[1])
+    started = time.perf_counter()
+    count = sum(1 for _ in alphametic.Search(puzzle).solutions())
+    engine = count / (time.perf_counter() - started)
+    with system("bench-output", (("enumerate", 1),), web_workers=1) as s:
+        store, client = s.store, Client(s.url)
+        job = wait_done(store, client.submit(OUTPUT[0], "enumerate", OUTPUT[1]))
+        assert job.elapsed is not None
+        into = job.solutions_found / job.elapsed
+        read = 0
+        started = time.perf_counter()
+        while read < job.solutions_found:
+            reply = client.http.get(
+                f"{s.url}/api/jobs/{job.id}/solutions", params={"offset": read, "limit": 500}
+            )
+            reply.raise_for_status()
+            read += len(reply.json()["items"])
+        http = read / (time.perf_counter() - started)
+        started = time.perf_counter()
+        direct = sum(len(store.solutions(job.id, o, 5000).items) for o in range(0, read, 5000))
+        store_rate = direct / (time.perf_counter() - started)
+    print(f"5. output: {OUTPUT[0]}, {count:,} solutions")
+    print(f"   engine alone (in process)           {engine:12,.0f} solutions/s")
+    print(f"   engine -> Redis (job running time)  {into:12,.0f} solutions/s")
+    print(f"   Redis -> HTTP API (pages of 500)    {http:12,.0f} solutions/s")
+    print(f"   Redis -> JobStore.solutions (5000)  {store_rate:12,.0f} solutions/s")
+    return {"engine": engine, "into_redis": into, "http": http, "store": store_rate}
+
+
+class Sampler(threading.Thread):
+    """Samples the peak RSS of some processes every 20 ms until stopped."""
+
+    def __init__(self, pids: Any) -> None:
+        super().__init__(daemon=True)
+        self.pids = pids  # callable returning the current pids to watch
+        self.peak: dict[int, int] = {}
+        self.halt = threading.Event()
+
+    def run(self) -> None:
+        """Sample until halted."""
+        while not self.halt.is_set():
+            for pid in self.pids():
+                self.peak[pid] = max(self.peak.get(pid, 0), rss_kb(pid))
+            time.sleep(0.02)
+
+
+def memory_run(label: str, threshold: float) -> dict[str, float]:
+    """Enumerate MEMORY on one worker process; peak RSS of worker and Redis, Redis growth."""
+    with system(f"bench-mem-{label}", (("enumerate", 1),), shard_threshold=threshold) as s:
+        worker, server = s.workers[0], s.redis
+        info = redis.Redis.from_url(s.settings.redis_url)
+        before = int(info.info("memory")["used_memory"])
+        redis_before = rss_kb(server.pid or 0)
+        sampler = Sampler(lambda: [worker.pid, *worker.children()])
+        sampler.start()
+        store = s.store
+        job = wait_done(store, store.submit("enumerate", *MEMORY).id, 0.1)
+        sampler.halt.set()
+        sampler.join()
+        after = int(info.info("memory")["used_memory"])
+        redis_peak = rss_kb(server.pid or 0, "VmHWM")
+        stored = store.solutions(job.id, 0, 0).total
+    compact = stored * len(alphametic.parse(MEMORY[0]).letters)
+    worker_peak = max(v for pid, v in sampler.peak.items() if pid != worker.pid) / 1024
+    growth = (after - before) / compact
+    print(f"   {label:<9} {job.solutions_found:,} solutions in {job.elapsed:5.1f} s, "
+          f"{stored:,} stored ({compact / 2**20:.1f} MiB compact)")  # fmt: skip
+    print(f"   {'':<9} worker pool process peak RSS {worker_peak:6.1f} MiB "
+          f"(main process {sampler.peak[worker.pid] / 1024:.1f} MiB); Redis used_memory "
+          f"+{(after - before) / 2**20:.1f} MiB = {growth:.2f}x compact, "
+          f"RSS {redis_before / 1024:.1f} -> peak {redis_peak / 1024:.1f} MiB")  # fmt: skip
+    return {"worker_mb": worker_peak, "redis_growth": growth, "found": job.solutions_found}
+
+
+def bench_memory() -> dict[str, Any]:
+    """6. Peak RSS of a worker process and of Redis while enumerating >= 10^6 solutions."""
+    print(f"6. memory: {MEMORY[0]} (1 worker process; default cap 1,000,000 stored)")
+    variants = (("sharded", 2e6), ("unsharded", 0.0))
+    runs = {label: memory_run(label, threshold) for label, threshold in variants}
+    ok = all(r["worker_mb"] < 150 and r["redis_growth"] <= 1.2 for r in runs.values())
+    print(
+        f"   goal worker < 150 MB and Redis growth <= compact + 20%: {'met' if ok else 'NOT met'}"
+    )
+    return runs
+
+
+BENCHES = {"scaleout": bench_scaleout, "output": bench_output, "memory": bench_memory}
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or list(BENCHES):
+        BENCHES[name]()
