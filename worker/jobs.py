@@ -145,15 +145,35 @@ class JobStore:
         if existing:
             job = self.get(existing)
             if job is not None:
-                return job
+                return self._resend_unsent(job)
         try:
             self._enqueue(checked_mode, new_id)
         except UNREACHABLE:
             self._forget(new_id, dedup)  # no message, no job: a retry must not find an orphan
             raise
-        job = self.get(new_id)
+        job = self._mark_sent(new_id)
         assert job is not None
         return job
+
+    def _mark_sent(self, job_id: str) -> Job | None:
+        """Record that the job's message went out, and read the job back (one round trip)."""
+        from .scripts import MARK_SENT
+
+        flat = self.redis.eval(MARK_SENT, 1, self.key("job", job_id), repr(time.time()))
+        return Job.from_hash(dict(zip(flat[::2], flat[1::2], strict=True))) if flat else None
+
+    def _resend_unsent(self, job: Job) -> Job:
+        """Send the message of a queued job never marked sent, and return the job.
+
+        Its submitter died between creating the record and sending the message (a web process
+        killed mid-request) or is sending it right now: without this, every identical
+        submission would be handed a job that never runs. A second message is harmless: its
+        claim finds the job busy or done.
+        """
+        if job.state is not State.QUEUED or self.redis.hget(self.key("job", job.id), "sent"):
+            return job
+        self._enqueue(job.mode, job.id)
+        return self._mark_sent(job.id) or job
 
     def _create(self, pipe: Any, dedup: str, record: dict[str, str], mine: str) -> str | None:
         """Inside WATCH: return a reusable job id, or create the record (None)."""

@@ -160,3 +160,12 @@ end
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 return s[3]
 """
+
+# KEYS: job hash.  ARGV: now.
+# Marks that the job's message was sent (only while the record exists: never a partial record)
+# and returns the record as a flat field/value list (empty when it is gone).
+MARK_SENT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
+redis.call('HSET', KEYS[1], 'sent', ARGV[1])
+return redis.call('HGETALL', KEYS[1])
+"""

@@ -245,6 +245,14 @@ class WebServer:
         """Base URL, e.g. http://127.0.0.1:8123."""
         return f"http://127.0.0.1:{self.port}"
 
+    def children(self) -> list[int]:
+        """Process ids of gunicorn's worker processes (children of the master)."""
+        try:
+            text = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text()
+        except OSError:
+            return []
+        return [int(p) for p in text.split()]
+
     def log(self) -> str:
         """Everything gunicorn and the app printed so far."""
         return self.log_path.read_text(errors="replace")

@@ -58,9 +58,14 @@ def chunks(items: list[tuple[str, str]], parts: int) -> Iterator[list[tuple[str,
         yield items[start::parts]
 
 
-def submit_all(url: str, jobs: list[tuple[str, str]], clients: int) -> LoadResult:
-    """Submit every job with `clients` threads, each its own requests.Session."""
-    result = LoadResult()
+def submit_all(
+    url: str, jobs: list[tuple[str, str]], clients: int, result: LoadResult | None = None
+) -> LoadResult:
+    """Submit every job with `clients` threads, each its own requests.Session.
+
+    Pass `result` to watch it fill from another thread (under result.lock).
+    """
+    result = result if result is not None else LoadResult()
 
     def client(mine: list[tuple[str, str]]) -> None:
         with requests.Session() as session:
