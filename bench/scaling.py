@@ -63,21 +63,26 @@ def one_big_job(label: str, processes: int, threshold: float) -> dict[str, Any]:
         assert job.state == "succeeded", job.to_dict()
         shards = int(store.redis.hget(store.key("job", job.id), "shards") or 0)
         sha, stored = digest(store, job.id)
-    print(f"   {label:<22} {observed:6.2f} s submit -> done ({job.elapsed:6.2f} s running), "
-          f"{shards:3} shards, {job.solutions_found:,} solutions, list {sha}")  # fmt: skip
+    load = Path("/proc/loadavg").read_text().split()[0]
+    print(
+        f"   {label:<24} {observed:6.2f} s submit -> done ({job.elapsed:6.2f} s running), ", end=""
+    )
+    print(f"{shards:3} shards, {job.solutions_found:,} solutions, list {sha}, load {load}")
     return {"seconds": observed, "digest": sha, "found": job.solutions_found, "stored": stored}
 
 
 def bench_scaleout() -> dict[str, Any]:
     """4. One big enumerate job on 1 and on 2 worker processes (sharded), plus unsharded."""
     print(f"4. scale-out: {SCALE[0]} base 12, one job, every solution stored")
-    one = one_big_job("1 process, sharded", 1, 2e6)
-    two = one_big_job("2 processes, sharded", 2, 2e6)
+    # Alternating runs, best of two: other work on a shared machine only ever slows a run down.
+    runs = [one_big_job(f"{n} process(es), sharded", n, 2e6) for n in (1, 2, 1, 2)]
+    one = min(runs[0::2], key=lambda r: r["seconds"])
+    two = min(runs[1::2], key=lambda r: r["seconds"])
     whole = one_big_job("1 process, unsharded", 1, 0.0)
     speedup = one["seconds"] / two["seconds"]
-    same = one["digest"] == two["digest"] == whole["digest"]
+    same = len({r["digest"] for r in [*runs, whole]}) == 1
     verdict = "met" if speedup >= 1.7 and same else "NOT met"
-    print(f"   speed-up 2 vs 1 processes: {speedup:.2f}x "
+    print(f"   speed-up 2 vs 1 processes (best of two each): {speedup:.2f}x "
           f"(vs unsharded: {whole['seconds'] / two['seconds']:.2f}x); identical lists: {same}; "
           f"goal >= 1.7x: {verdict}")  # fmt: skip
     return {"speedup": speedup, "identical": same, "one": one, "two": two, "whole": whole}
