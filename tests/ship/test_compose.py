@@ -176,6 +176,16 @@ def test_the_env_check_rejects_unknown_names() -> None:
     assert _read_by_tool("gunicorn", "WEB_CONCURRENCY")
 
 
+def top_level_packages(pyproject: dict[str, Any]) -> set[str]:
+    """The project's top-level packages: a `packages` list, or `packages.find` include patterns."""
+    packages = pyproject["tool"]["setuptools"]["packages"]
+    if isinstance(packages, list):
+        return {name.split(".")[0] for name in packages}
+    names = {pattern.split(".")[0].rstrip("*") for pattern in packages["find"]["include"]}
+    assert names and all(names), packages
+    return names
+
+
 def test_dockerfile_is_slim_unbuffered_and_non_root() -> None:
     """Slim base, PYTHONUNBUFFERED=1, every package copied, and a non-root USER at the end."""
     lines = [line.strip() for line in (ROOT / "Dockerfile").read_text().splitlines()]
@@ -190,8 +200,7 @@ def test_dockerfile_is_slim_unbuffered_and_non_root() -> None:
     assert users[-1] > max(runs), "USER must come after the last RUN"
     import tomllib
 
-    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    for package in packages["packages"]:
+    for package in top_level_packages(tomllib.loads((ROOT / "pyproject.toml").read_text())):
         assert any(line.startswith(f"COPY {package}/") for line in instructions), package
     ignored = set((ROOT / ".dockerignore").read_text().split())
     assert {".venv", "var", ".git"} <= ignored
