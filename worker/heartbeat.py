@@ -84,6 +84,32 @@ def reap(client: redis.Redis, settings: Settings, app: Any, limit: int = 50) -> 
     return requeued
 
 
+def resend_lost(client: redis.Redis, settings: Settings, app: Any, limit: int = 100) -> list[str]:
+    """Send again the messages of jobs queued a lease ago whose queue is empty; their ids.
+
+    A message popped by a worker whose connection then dropped (a Redis restart) is parked
+    unacknowledged until the broker's visibility timeout (40 min by default) or gone.
+    """
+    from .celery_app import TASK_NAMES
+    from .jobs import key_for
+    from .scripts import RESEND
+
+    now = time.time()
+    queued = key_for(settings.key_prefix, "queued")
+    cutoff = now - settings.lease_seconds
+    resent = []
+    for job_id in client.zrangebyscore(queued, "-inf", cutoff, 0, limit):
+        job_key = key_for(settings.key_prefix, "job", job_id)
+        args = (job_id, repr(now), repr(cutoff), settings.ttl)
+        # The broker's lists are kombu's keys: named after the queues, in the same database.
+        mode = client.eval(RESEND, 4, queued, job_key, *QUEUES, *args)
+        if mode:
+            log.warning("job %s queued but its queue is empty: message sent again", job_id)
+            app.send_task(TASK_NAMES[mode], args=[job_id], queue=mode, expires=settings.ttl)
+            resent.append(job_id)
+    return resent
+
+
 def dead_holders(client: redis.Redis, settings: Settings, limit: int) -> list[tuple[str, str]]:
     """(job id, holder) of leased jobs held by a process of this machine that no longer exists.
 
@@ -130,6 +156,7 @@ class Heartbeat(bootsteps.StartStopStep):
             try:
                 beat(self._client, settings, self._hostname, self._queues)
                 reap(self._client, settings, app)
+                resend_lost(self._client, settings, app)
             except UNREACHABLE as error:
                 log.warning("heartbeat failed: %s", error)
             except Exception:  # noqa: BLE001 (the thread must survive anything, and say so)

@@ -9,6 +9,7 @@ Redis layout (every key under settings.key_prefix, built by key_for(), every key
   {p}:dedup:{sha256}      string: the job id of an identical submission
   {p}:client:{client}     set: ids of a client's jobs not seen finished yet (the queued cap)
   {p}:leases              zset: running job ids scored by lease expiry (for takeover)
+  {p}:queued              zset: submitted job ids scored by when their message was last sent
   {p}:job:{id}.{n}        the n-th shard of a big enumerate job (worker/shards.py): a job record
                           (+ :solutions, :grid) with `parent`, `index`, `prefix` and `share`; the
                           parent gets `shards` (their number) and `deadline`; reads of the parent
@@ -188,6 +189,9 @@ class JobStore:
         pipe.hset(job_key, mapping=record)
         pipe.expire(job_key, self.settings.ttl)
         pipe.set(dedup, record["id"], ex=self.settings.ttl)
+        # Watched by the sweep: a job still queued while its queue is empty lost its message.
+        pipe.zadd(self.key("queued"), {record["id"]: float(record["created"])})
+        pipe.expire(self.key("queued"), self.settings.ttl)
         if mine:
             if finished:
                 pipe.srem(mine, *finished)

@@ -45,8 +45,8 @@ def key_for(prefix: str, kind: str, name: str = "") -> str:
         return f"{prefix}:job:{name}:{kind}"
     if kind in ("dedup", "workers", "client"):
         return f"{prefix}:{kind}:{name}"
-    if kind == "leases":
-        return f"{prefix}:leases"
+    if kind in ("leases", "queued"):
+        return f"{prefix}:{kind}"
     raise ValueError(f"unknown key kind {kind!r}")
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import redis
 import requests
 
 from worker.config import Settings
@@ -26,6 +27,7 @@ from .scenarios import (
     reference,
     restart_redis,
     shard_count,
+    wait_done,
     wait_until,
 )
 
@@ -164,3 +166,20 @@ def test_web_answers_503_while_redis_is_down_and_recovers(
     ready = session.get(web.url + "/readyz", timeout=10)
     assert ready.status_code == 200, ready.text
     assert requests.get(f"{late.url}/api/jobs/{job_id}", timeout=10).status_code == 200
+
+
+def test_job_whose_message_was_lost_is_sent_again(
+    fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
+) -> None:
+    """A queued job whose broker message vanished (as when a worker popped it and lost its
+    connection to a restarting Redis) is sent again by the sweep once its queue is empty."""
+    mine = fresh_settings(lease_seconds=2.0, heartbeat_interval=0.5)
+    store: JobStore = store_factory(mine)
+    job = store.submit("solve", "SEND + MORE = MONEY", {"base": 11})
+    broker = redis.Redis.from_url(mine.redis_url)
+    assert broker.llen("solve") == 1
+    broker.delete("solve")  # the message is gone; no worker ever saw it
+    worker = worker_factory(mine, "solve")
+    (done,) = wait_done(store, [job.id], 20)
+    assert done.state is State.SUCCEEDED and done.attempt == 1, done.to_dict()
+    assert f"job {job.id} queued but its queue is empty: message sent again" in worker.log()
