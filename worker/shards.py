@@ -150,10 +150,30 @@ def parent_of(job_id: str) -> str | None:
     return parent if dot and parent and index.isdigit() else None
 
 
+def big(puzzle: alphametic.Puzzle, threshold: float) -> bool:
+    """True when the puzzle's estimated search tree reaches the threshold (0: never).
+
+    Cheap first, since every enumerate job asks: no estimate when even every assignment of
+    distinct digits would stay below it, and a 4-probe estimate far below it settles small ones
+    (a full 24-probe one costs a few milliseconds, more than many small searches).
+    """
+    if threshold <= 0:
+        return False
+    assignments, product = 1, 1
+    for k in range(len(puzzle.letters)):
+        product *= puzzle.base - k
+        assignments += product
+    if assignments < threshold:
+        return False
+    return (
+        alphametic.estimate(puzzle, probes=4) >= threshold / 4
+        and alphametic.estimate(puzzle) >= threshold
+    )
+
+
 def plan(settings: Settings, puzzle: alphametic.Puzzle) -> list[tuple[tuple[int, ...], float]]:
     """The shards (prefix, share) of a big puzzle, or [] when it should run whole."""
-    threshold = settings.shard_threshold
-    if threshold <= 0 or alphametic.estimate(puzzle) < threshold:
+    if not big(puzzle, settings.shard_threshold):
         return []
     target = max(2, settings.shard_count)
     best: list[tuple[tuple[int, ...], float]] = []
