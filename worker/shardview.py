@@ -4,10 +4,11 @@ The merged solution list is the shards' lists concatenated in shard (= search) o
 order as an unsharded run. While shards run, a page shows the merged list as far as it is
 already known in order: every shard up to the first one not yet succeeded, plus what that one
 has stored so far. Solutions of later shards that finished early appear once every shard before
-them has; `total` therefore only grows and a page once read never changes. Once the job has
-ended canceled or failed, every shard's stored solutions count (still in search order, so what
-was read before stays a prefix). The list is cut at settings.max_stored_solutions like an
-unsharded one; counts and the grid cover every solution found.
+them has; `total` therefore only grows and a page once read never changes (unless the shard at
+the edge loses its worker: its re-run starts its part over, as a re-run whole job does). Once
+the job has ended canceled or failed, every shard's stored solutions count (still in search
+order, so what was read before stays a prefix). The list is cut at max_stored_solutions like
+an unsharded one; counts and the grid cover every solution found.
 """
 
 from __future__ import annotations
