@@ -122,7 +122,7 @@ def baseline() -> float:
 
 
 def report(name: str, outcomes: list[Outcome]) -> None:
-    """Print takeover and recovery p50/max in seconds."""
+    """Print takeover and recovery p50/max in seconds, and each run's last job to finish."""
     for label, values in (
         ("takeover", [o.takeover for o in outcomes]),
         ("recovered", [o.recovery for o in outcomes]),
@@ -130,6 +130,13 @@ def report(name: str, outcomes: list[Outcome]) -> None:
         print(
             f"{name:<34} {label:>9}: p50 {statistics.median(values):5.2f} s"
             f"   max {max(values):5.2f} s   (n={len(values)})"
+        )
+    for number, outcome in enumerate(outcomes, 1):
+        last = max(outcome.jobs, key=lambda job: job.finished or 0.0)
+        waited = (last.started or last.created) - last.created
+        print(
+            f"    run {number}: {outcome.recovery:5.2f} s, last {last.mode.value} {last.puzzle} "
+            f"{last.options} attempt {last.attempt}, queued {waited:.2f} s"
         )
 
 

@@ -85,10 +85,13 @@ def reap(client: redis.Redis, settings: Settings, app: Any, limit: int = 50) -> 
 
 
 def resend_lost(client: redis.Redis, settings: Settings, app: Any, limit: int = 100) -> list[str]:
-    """Send again the messages of jobs queued a lease ago whose queue is empty; their ids.
+    """Send again the messages of jobs queued a while whose queue is empty; their ids.
 
     A message popped by a worker whose connection then dropped (a Redis restart) is parked
-    unacknowledged until the broker's visibility timeout (40 min by default) or gone.
+    unacknowledged until the broker's visibility timeout (40 min by default) or gone. With
+    prefetch disabled a worker pops a message only to run it at once, so a job still queued
+    two heartbeats after its message went out, with nothing left in its queue, lost it (a
+    needless re-send costs only a refused duplicate delivery).
     """
     from .celery_app import TASK_NAMES
     from .jobs import key_for
@@ -96,7 +99,7 @@ def resend_lost(client: redis.Redis, settings: Settings, app: Any, limit: int = 
 
     now = time.time()
     queued = key_for(settings.key_prefix, "queued")
-    cutoff = now - settings.lease_seconds
+    cutoff = now - max(2.0, 2 * settings.heartbeat_interval)
     resent = []
     for job_id in client.zrangebyscore(queued, "-inf", cutoff, 0, limit):
         job_key = key_for(settings.key_prefix, "job", job_id)

@@ -173,7 +173,7 @@ def test_job_whose_message_was_lost_is_sent_again(
 ) -> None:
     """A queued job whose broker message vanished (as when a worker popped it and lost its
     connection to a restarting Redis) is sent again by the sweep once its queue is empty."""
-    mine = fresh_settings(lease_seconds=2.0, heartbeat_interval=0.5)
+    mine = fresh_settings()
     store: JobStore = store_factory(mine)
     job = store.submit("solve", "SEND + MORE = MONEY", {"base": 11})
     broker = redis.Redis.from_url(mine.redis_url)
