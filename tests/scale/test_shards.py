@@ -176,3 +176,23 @@ def test_small_jobs_are_not_sharded(
         assert job.state is State.SUCCEEDED
         assert shard_records(settings, job.id) == []
     assert small.solutions_found == 1088 and store.solutions(small.id, 0, 1).total == 1088
+
+
+def test_time_limit_fails_the_sharded_job_at_once(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any, wait_job: Any
+) -> None:
+    """The parent's time limit reaches every shard: the first to hit it stops the others."""
+    settings = fresh_settings(
+        shard_threshold=1_000, shard_count=12, enumerate_soft_limit=1.0, enumerate_hard_limit=10.0
+    )
+    two_workers(worker_factory, settings)
+    store = store_factory(settings)
+    job = wait_job(store, store.submit("enumerate", *BIG).id, timeout=20)
+    records = shard_records(settings, job.id)
+    assert job.state is State.FAILED and job.error == "time limit", job.to_dict()
+    assert job.elapsed is not None and 0.9 <= job.elapsed < 3.0
+    assert "failed" in {r["state"] for r in records}
+    assert {r["state"] for r in records} <= {"failed", "canceled", "succeeded"}
+    assert sum(r["attempt"] == "0" for r in records) >= 5  # queued ones never started
+    page = store.solutions(job.id, 0, 10)
+    assert page is not None and page.total == job.solutions_found > 0
