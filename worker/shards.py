@@ -210,6 +210,10 @@ def split(app: Any, settings: Settings, attempt: Attempt, job: Job) -> bool:
         ids = queued(client, settings, job.id)
         shares = [0.0] * len(ids)
     log.info("job %s: split into %d shards", job.id, len(ids))
+    # Watched by the sweep like every submitted job: a shard message lost is sent again.
+    watched = key_for(prefix, "queued")
+    client.zadd(watched, dict.fromkeys(ids, time.time()))
+    client.expire(watched, settings.ttl)
     from .celery_app import TASK_NAMES
 
     order = sorted(range(len(ids)), key=lambda i: -shares[i])  # biggest first (stable)

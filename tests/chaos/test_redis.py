@@ -183,3 +183,21 @@ def test_job_whose_message_was_lost_is_sent_again(
     (done,) = wait_done(store, [job.id], 20)
     assert done.state is State.SUCCEEDED and done.attempt == 1, done.to_dict()
     assert f"job {job.id} queued but its queue is empty: message sent again" in worker.log()
+
+
+def test_sharded_job_whose_shard_messages_were_lost_still_completes(
+    fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
+) -> None:
+    """Shard messages deleted from the broker while the first shard runs are sent again:
+    the job completes with the engine's list, each shard run once."""
+    mine = fresh_settings(**SHARDING)
+    worker = worker_factory(mine, "enumerate")
+    store: JobStore = store_factory(mine)
+    job = store.submit("enumerate", *SHARDED)
+    broker = redis.Redis.from_url(mine.redis_url)
+    wait_until(lambda: broker.llen("enumerate") > 1, 20, "shards queued")
+    broker.delete("enumerate")
+    (done,) = wait_done(store, [job.id], 30)
+    assert done.state is State.SUCCEEDED, done.to_dict()
+    assert mismatch(store, done) == "" and ran_once([worker], job.id) == ""
+    assert "queued but its queue is empty: message sent again" in worker.log()
