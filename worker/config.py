@@ -62,7 +62,7 @@ class Settings:
     # An enumerate job whose estimated search tree (alphametic.estimate, nodes) reaches this is
     # split into about shard_count shard tasks (worker/shards.py); 0 never shards.
     shard_threshold: float = 2e6  # about a second of search on this machine
-    shard_count: int = 100  # dozens per worker process
+    shard_count: int = 100  # at most about this many (fewer when a shard would be tiny)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:

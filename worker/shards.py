@@ -46,32 +46,33 @@ def parent_of(job_id: str) -> str | None:
     return parent if dot and parent and index.isdigit() else None
 
 
-def big(puzzle: alphametic.Puzzle, threshold: float) -> bool:
-    """True when the puzzle's estimated search tree reaches the threshold (0: never).
+def size(puzzle: alphametic.Puzzle, threshold: float) -> float:
+    """The estimated search tree (nodes) when it reaches the threshold, else 0 (0: never).
 
     Cheap first, since every enumerate job asks: no estimate when even every assignment of
     distinct digits would stay below it, and a 4-probe estimate far below it settles small ones
     (a full 24-probe one costs a few milliseconds, more than many small searches).
     """
     if threshold <= 0:
-        return False
+        return 0.0
     assignments, product = 1, 1
     for k in range(len(puzzle.letters)):
         product *= puzzle.base - k
         assignments += product
-    if assignments < threshold:
-        return False
-    return (
-        alphametic.estimate(puzzle, probes=4) >= threshold / 4
-        and alphametic.estimate(puzzle) >= threshold
-    )
+    if assignments < threshold or alphametic.estimate(puzzle, probes=4) < threshold / 4:
+        return 0.0
+    nodes = alphametic.estimate(puzzle)
+    return nodes if nodes >= threshold else 0.0
 
 
 def plan(settings: Settings, puzzle: alphametic.Puzzle) -> list[tuple[tuple[int, ...], float]]:
     """The shards (prefix, share) of a big puzzle, or [] when it should run whole."""
-    if not big(puzzle, settings.shard_threshold):
+    nodes = size(puzzle, settings.shard_threshold)
+    if not nodes:
         return []
-    target = max(2, settings.shard_count)
+    # About shard_count shards, but none much below a quarter of the threshold's work: each
+    # shard costs a task hand-off, which on a busy machine can take tens of milliseconds.
+    target = max(2.0, min(settings.shard_count, nodes / (settings.shard_threshold / 4)))
     best: list[tuple[tuple[int, ...], float]] = []
     for depth in range(1, min(MAX_DEPTH, len(puzzle.letters) - 1) + 1):
         parts = alphametic.shards(puzzle, depth)

@@ -67,8 +67,10 @@ def test_plan_shards_only_big_puzzles() -> None:
     settings = Settings(shard_threshold=2e6, shard_count=100)
     assert plan(settings, alphametic.parse("ABC + DEF = GHI")) == []
     assert plan(settings, alphametic.parse("SEND + MORE = MONEY")) == []
-    parts = plan(settings, alphametic.parse(BIG[0], **BIG[1]))
-    assert 50 <= len(parts) <= 200 and abs(sum(share for _, share in parts) - 1) < 1e-9
+    parts = plan(settings, alphametic.parse("A + B + C + D + E = F + G + H + I", base=16))
+    assert 50 <= len(parts) <= 250 and abs(sum(share for _, share in parts) - 1) < 1e-9
+    # A job only a few times the threshold gets fewer, bigger shards (hand-offs cost).
+    assert 2 <= len(plan(settings, alphametic.parse(BIG[0], **BIG[1]))) <= 20
     assert plan(settings.replace(shard_threshold=0), alphametic.parse(BIG[0], **BIG[1])) == []
 
 
