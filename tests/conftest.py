@@ -34,6 +34,7 @@ import redis
 from worker.config import Settings
 from worker.jobs import Job, JobStore
 from worker.testing import RedisServer, WorkerProcess
+from worker.testing import wait_job as poll_job
 
 TEST_PREFIX = "alphametic-test"
 _databases = itertools.count(1)
@@ -192,25 +193,7 @@ def redis_factory() -> Iterator[Callable[..., RedisServer]]:
         server.cleanup()
 
 
-def _wait_job(
-    store: JobStore,
-    job_id: str,
-    predicate: Callable[[Job], bool] = lambda job: job.done,
-    timeout: float = 30,
-) -> Job:
-    """Poll a job until predicate(job) holds; fail the test after timeout seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        job = store.get(job_id)
-        assert job is not None, f"job {job_id} is unknown"
-        if predicate(job):
-            return job
-        if time.monotonic() > deadline:
-            pytest.fail(f"job {job_id} did not get there in {timeout} s: {job.to_dict()}")
-        time.sleep(0.01)
-
-
 @pytest.fixture()
 def wait_job() -> Callable[..., Job]:
-    """The _wait_job helper as a fixture: wait_job(store, id, predicate, timeout)."""
-    return _wait_job
+    """worker.testing.wait_job as a fixture: wait_job(store, id, predicate, timeout)."""
+    return poll_job

@@ -13,11 +13,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import redis
 
 from .config import Settings
+from .jobs import Job, JobStore
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,6 +39,24 @@ def wait_for(predicate: object, timeout: float, interval: float = 0.02, what: st
             return
         time.sleep(interval)
     raise TimeoutError(f"timed out after {timeout} s waiting for {what or predicate}")
+
+
+def wait_job(
+    store: JobStore,
+    job_id: str,
+    predicate: Callable[[Job], bool] = lambda job: job.done,
+    timeout: float = 30,
+) -> Job:
+    """Poll a job until predicate(job) holds; AssertionError after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        job = store.get(job_id)
+        assert job is not None, f"job {job_id} is unknown"
+        if predicate(job):
+            return job
+        if time.monotonic() > deadline:
+            raise AssertionError(f"job {job_id} did not get there in {timeout} s: {job.to_dict()}")
+        time.sleep(0.01)
 
 
 class RedisServer:
@@ -108,7 +128,49 @@ class RedisServer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-class WorkerProcess:
+class Spawned:
+    """A subprocess in a session (process group) of its own, its output in a temporary log."""
+
+    def __init__(self, args: list[str], settings: Settings, env: dict[str, str], kind: str) -> None:
+        self.log_path = Path(tempfile.mkstemp(prefix=f"alphametic-{kind}-", suffix=".log")[1])
+        full_env = {**os.environ, **settings.env(), **env}
+        full_env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{full_env.get('PYTHONPATH', '')}"
+        log = open(self.log_path, "wb")  # noqa: SIM115 (kept by the process)
+        self.proc = subprocess.Popen(
+            args, cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+
+    @property
+    def pid(self) -> int:
+        """Process id of the main process."""
+        return self.proc.pid
+
+    def children(self) -> list[int]:
+        """Process ids of the direct children of the main process (pool or gunicorn workers)."""
+        try:
+            text = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text()
+        except OSError:
+            return []
+        return [int(p) for p in text.split()]
+
+    def alive(self) -> bool:
+        """True while the main process runs."""
+        return self.proc.poll() is None
+
+    def log(self) -> str:
+        """Everything the process printed so far."""
+        return self.log_path.read_text(errors="replace")
+
+    def _reap_group(self) -> None:
+        """Make sure no child outlives the main process."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+class WorkerProcess(Spawned):
     """A `celery -A worker worker` subprocess (the main process; its pool children fork)."""
 
     counter = 0
@@ -125,40 +187,12 @@ class WorkerProcess:
         self.settings = settings
         self.queues = queues
         self.name = name or f"w{os.getpid()}-{WorkerProcess.counter}@%h"
-        self.log_path = Path(tempfile.mkstemp(prefix="alphametic-worker-", suffix=".log")[1])
-        full_env = {**os.environ, **settings.env(), **(env or {})}
-        full_env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{full_env.get('PYTHONPATH', '')}"
         args = [
             sys.executable, "-m", "celery", "-A", "worker", "worker",
             "-Q", queues, "-c", str(concurrency), "-n", self.name, "-l", "INFO",
             "--without-gossip", "--without-mingle",
         ]  # fmt: skip
-        log = open(self.log_path, "wb")  # noqa: SIM115 (kept by the process)
-        self.proc = subprocess.Popen(
-            args, cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-
-    @property
-    def pid(self) -> int:
-        """Process id of the worker's main process."""
-        return self.proc.pid
-
-    def children(self) -> list[int]:
-        """Process ids of the pool processes (direct children of the main process)."""
-        try:
-            text = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text()
-        except OSError:
-            return []
-        return [int(p) for p in text.split()]
-
-    def alive(self) -> bool:
-        """True while the main process runs."""
-        return self.proc.poll() is None
-
-    def log(self) -> str:
-        """Everything the worker printed so far."""
-        return self.log_path.read_text(errors="replace")
+        super().__init__(args, settings, env or {}, "worker")
 
     def wait_ready(self, timeout: float = 30) -> WorkerProcess:
         """Wait until the worker reports ready (its pool is up and it consumes)."""
@@ -189,13 +223,6 @@ class WorkerProcess:
             pass
         self.proc.wait(10)
 
-    def _reap_group(self) -> None:
-        """Make sure no pool child outlives the main process."""
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-
     def cleanup(self) -> None:
         """Stop the worker (forcefully after a short grace) and remove its log."""
         self.terminate(timeout=5)
@@ -213,7 +240,7 @@ class WorkerProcess:
             worker.cleanup()
 
 
-class WebServer:
+class WebServer(Spawned):
     """gunicorn serving web.wsgi:app on a free port, on these settings (its own session)."""
 
     def __init__(
@@ -224,38 +251,20 @@ class WebServer:
         env: dict[str, str] | None = None,
     ) -> None:
         self.port = free_port()
-        self.log_path = Path(tempfile.mkstemp(prefix="alphametic-web-", suffix=".log")[1])
-        full_env = {**os.environ, **settings.env(), "ALPHAMETIC_SECRET_KEY": "test-secret-key"}
-        full_env.update(env or {})
-        full_env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{full_env.get('PYTHONPATH', '')}"
         # --no-control-socket: gunicorn's control socket has one fixed path under $HOME.
         args = [
             sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{self.port}",
             "--workers", str(workers), "--threads", str(threads), "--timeout", "30",
             "--no-control-socket", "web.wsgi:app",
         ]  # fmt: skip
-        log = open(self.log_path, "wb")  # noqa: SIM115 (kept by the process)
-        self.proc = subprocess.Popen(
-            args, cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
+        super().__init__(
+            args, settings, {"ALPHAMETIC_SECRET_KEY": "test-secret-key", **(env or {})}, "web"
+        )
 
     @property
     def url(self) -> str:
         """Base URL, e.g. http://127.0.0.1:8123."""
         return f"http://127.0.0.1:{self.port}"
-
-    def children(self) -> list[int]:
-        """Process ids of gunicorn's worker processes (children of the master)."""
-        try:
-            text = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text()
-        except OSError:
-            return []
-        return [int(p) for p in text.split()]
-
-    def log(self) -> str:
-        """Everything gunicorn and the app printed so far."""
-        return self.log_path.read_text(errors="replace")
 
     def wait_ready(self, timeout: float = 30) -> WebServer:
         """Wait until /healthz answers 200 (raise if gunicorn exited)."""
@@ -281,9 +290,6 @@ class WebServer:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 pass
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        self._reap_group()
         self.proc.wait(5)
         self.log_path.unlink(missing_ok=True)

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from tests.web.conftest import free_port, make_app, wait_done, wait_for
+from tests.web.conftest import make_app, wait_done, wait_for
 from worker.jobs import JobStore
+from worker.testing import free_port
 
 PROBLEM = "application/problem+json"
 LONG = {"puzzle": "CP + IS + FUN = TRUE", "mode": "enumerate", "options": {"base": 24}}
