@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import permutations
 from operator import itemgetter
 
-from .order import Plan, Ranges, falling
+from .order import Plan, falling
 
 # Memo of (depth, partial sum, used digits) -> completions, capped (entries plus stored
 # tails, ~200 bytes each) to bound memory; dropped if under 1 in 8 lookups hit by PROBE states.
@@ -58,6 +58,24 @@ def _getter(slots: tuple[int, ...]) -> Callable[[Sequence[int]], Solution]:
     return get
 
 
+def given(plan: Plan, path: list[int]) -> tuple[int, int, int]:
+    """Apply the prefix's digits to the live letters: (depth to search from, sum, used digits).
+
+    The prefix's letters are not searched, so the memo holds only states below the prefix,
+    which are the same in every shard; depth -1 means the prefix breaks a rule at once.
+    """
+    s, used = plan.s0, plan.used0
+    top = min(len(plan.prefix), plan.last + 1)
+    for j in range(top):
+        d = plan.dlo[j]
+        if d > plan.dhi[j] or used >> d & 1:
+            return -1, s, used
+        path[j] = d
+        s += plan.coef[j] * d
+        used |= 1 << d
+    return top, s, used
+
+
 def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[list[Item]]:
     """Yield lists of solutions (or lazy runs of them); bottom levels are memoised calls."""
     n, last, free = plan.n, plan.last, plan.free
@@ -69,16 +87,18 @@ def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[l
         plan.g,
         plan.inv,
     )
-    rest = Ranges(plan)
+    rest = plan.bounds
     pick_live, pick_tail = _getter(plan.live_slots), _getter(plan.tail_slots)
     fixed = tuple(plan.fixed_digits)
     budget = tally.batch
     tally.reader = lambda: tally.done + tally.batch - budget
     base_range = range(plan.base)
-    memo: dict[tuple[int, int, int], list[Solution]] = {}
+    box = plan.tails  # shared by every run over this puzzle (shards, re-runs)
+    memo: dict[tuple[int, int, int], list[Solution]] = box.table
     get_memo = memo.get
-    stored = hits = 0
-    remember = True
+    stored, hits = box.stored, 0
+    remember = box.verdict is not False
+    probe = PROBE if box.verdict is None else 0
 
     def idle(j: int, used: int, out: list[Item]) -> None:
         # Zero-coefficient letters: branch on the constrained ones, then permutations.
@@ -94,7 +114,7 @@ def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[l
 
     def tails(i: int, s: int, used: int, lo: int, hi: int) -> list[Solution]:
         # Digits for depths i..last of every completion; states recur, so memoise them.
-        nonlocal budget, stored, hits, remember
+        nonlocal budget, stored, hits, remember, probe
         if remember:
             res = get_memo((i, s, used))
             if res is not None:
@@ -169,10 +189,14 @@ def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[l
         if remember and stored < MEMO_CAP:
             memo[i, s, used] = res
             stored += len(res) + 1
-            # States rarely recur when coefficients differ: then stop paying for the memo.
-            if len(memo) == PROBE and hits * 8 < PROBE:
-                remember = False
-                memo.clear()
+            box.stored = stored
+            if probe:
+                # States rarely recur when coefficients differ: then stop paying for the memo.
+                probe -= 1
+                if not probe:
+                    remember = box.verdict = hits * 8 >= PROBE
+                    if not remember:
+                        memo.clear()
         return res
 
     def emit(i: int, used: int, res: list[Solution]) -> list[Item]:
@@ -223,28 +247,29 @@ def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[l
                     if res:
                         yield emit(i1, u, res)
 
-    s0, used0 = plan.s0, plan.used0
     deep = DEEP
     while deep > 1 and falling(plan.base, deep) > SUBTREE:
         deep -= 1
     cut = max(0, last - deep)
-    if last < 0:
-        out: list[Item] = []
-        idle(0, used0, out)
-        yield out
-    elif last == 0:
-        q, r = divmod(-s0, coef[0])
-        if not r and dlo_[0] <= q <= dhi_[0] and not used0 >> q & 1:
-            yield emit(0, used0, [(q,)])
+    top, s, used = given(plan, path)
+    if top < 0:
+        return
+    if top > last:
+        if s == 0:
+            yield emit(top, used, [()])
+    elif top == last:
+        q, r = divmod(-s, coef[last])
+        if not r and dlo_[last] <= q <= dhi_[last] and not used >> q & 1:
+            yield emit(last, used, [(q,)])
     else:
-        a, b = rest[used0 << 6]
-        x, y = max(dlo_[0], -((s0 + a) // coef[0])), min(dhi_[0], (-s0 - b) // coef[0])
+        a, b = rest[used << 6 | top]
+        x, y = max(dlo_[top], -((s + a) // coef[top])), min(dhi_[top], (-s - b) // coef[top])
         if x > y:
             return
-        if cut == 0:
-            yield emit(0, used0, tails(0, s0, used0, x, y))
+        if top >= cut:
+            yield emit(top, used, tails(top, s, used, x, y))
         else:
-            yield from node(0, s0, used0, x, y)
+            yield from node(top, s, used, x, y)
 
 
 def count_tree(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> None:
@@ -260,10 +285,12 @@ def count_tree(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> None:
         plan.g,
         plan.inv,
     )
-    rest = Ranges(plan)
-    memo: dict[tuple[int, int, int], int] = {}
+    rest = plan.bounds
+    box = plan.counts  # shared by every run over this puzzle (shards, re-runs)
+    memo: dict[tuple[int, int, int], int] = box.table
     get_memo = memo.get
-    hits, remember = 0, True
+    hits, remember = 0, box.verdict is not False
+    probe = PROBE if box.verdict is None else 0
     with0, free0, start = plan.with0, plan.free0, plan.idle_start
 
     def idle(used: int) -> int:
@@ -277,7 +304,7 @@ def count_tree(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> None:
         return with0[free] if used & 1 else free0[free]
 
     def node(i: int, s: int, used: int, lo: int, hi: int) -> int:
-        nonlocal budget, hits, remember
+        nonlocal budget, hits, remember, probe
         if remember:
             total = get_memo((i, s, used))
             if total is not None:
@@ -354,20 +381,25 @@ def count_tree(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> None:
                     total += node(i1, t, u, x, y)
         if remember and len(memo) < MEMO_CAP:
             memo[i, s, used] = total
-            if len(memo) == PROBE and hits * 8 < PROBE:
-                remember = False
-                memo.clear()
+            if probe:
+                probe -= 1
+                if not probe:
+                    remember = box.verdict = hits * 8 >= PROBE
+                    if not remember:
+                        memo.clear()
         return total
 
-    s0, used0 = plan.s0, plan.used0
-    if last < 0:
-        tally.found = idle(used0) if s0 == 0 else 0
-    elif last == 0:
-        q, r = divmod(-s0, coef[0])
-        ok = not r and dlo_[0] <= q <= dhi_[0] and not used0 >> q & 1
-        tally.found = idle(used0 | 1 << q) if ok else 0
+    top, s, used = given(plan, path)
+    if top < 0:
+        return
+    if top > last:
+        tally.found = idle(used) if s == 0 else 0
+    elif top == last:
+        q, r = divmod(-s, coef[last])
+        ok = not r and dlo_[last] <= q <= dhi_[last] and not used >> q & 1
+        tally.found = idle(used | 1 << q) if ok else 0
     else:
-        a, b = rest[used0 << 6]
-        x, y = max(dlo_[0], -((s0 + a) // coef[0])), min(dhi_[0], (-s0 - b) // coef[0])
+        a, b = rest[used << 6 | top]
+        x, y = max(dlo_[top], -((s + a) // coef[top])), min(dhi_[top], (-s - b) // coef[top])
         if x <= y:
-            node(0, s0, used0, x, y)
+            node(top, s, used, x, y)

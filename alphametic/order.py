@@ -2,16 +2,40 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from copy import copy
 from math import gcd
 from operator import mul
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .puzzle import Puzzle
 
-# Cap on cached windows (and digit lists) per search, so big-base searches stay in memory.
+# Cap on cached windows (and digit lists) per puzzle, so big-base searches stay in memory.
 BOUNDS_CAP = 1 << 18
+# Plans (with their caches) kept per process: the shards of one job run one after another,
+# maybe between other jobs; a plan's caches can reach tens of MB, so keep two plans only.
+PLANS_KEPT = 2
+_plans: OrderedDict[Hashable, Plan] = OrderedDict()
+
+
+def plan_for(puzzle: Puzzle, prefix: Sequence[int] = ()) -> Plan:
+    """Return the puzzle's plan from a small LRU cache (built on a miss), with the prefix."""
+    key = (puzzle.text, puzzle.base, puzzle.leading_zeros, puzzle.fixed)  # cheap to hash
+    plan = _plans.get(key)
+    if plan is None:
+        plan = _plans[key] = Plan(puzzle)
+        if len(_plans) > PLANS_KEPT:
+            _plans.popitem(last=False)
+    else:
+        _plans.move_to_end(key)
+    return plan.with_prefix(prefix)
+
+
+def forget_plans() -> None:
+    """Drop every cached plan (benchmarks use it to time one-off searches)."""
+    _plans.clear()
 
 
 def valuation(value: int, base: int) -> int:
@@ -66,16 +90,28 @@ def by_magnitude(live: list[str], coefficients: dict[str, int], base: int) -> li
 ORDER = by_magnitude
 
 
+class Memo:
+    """A memo of search states shared by the runs over one puzzle, with its keep-or-drop verdict."""
+
+    __slots__ = ("stored", "table", "verdict")
+
+    def __init__(self) -> None:
+        """Start empty and undecided."""
+        self.table: dict[tuple[int, int, int], Any] = {}
+        self.verdict: bool | None = None  # None until a run has probed whether states recur
+        self.stored = 0  # entries plus stored tails, against the memory cap
+
+
 class Plan:
     """Everything fixed for one puzzle and prefix: order, coefficients, domains, moduli."""
 
-    def __init__(self, puzzle: Puzzle, prefix: Sequence[int] = ()) -> None:
+    def __init__(self, puzzle: Puzzle) -> None:
         """Order the letters and build the small per-depth tables (cheap: O(letters^2))."""
         base = self.base = puzzle.base
         coefficients = puzzle.coefficients()
-        nonzero = puzzle.nonzero_letters()
+        nonzero = self.nonzero = puzzle.nonzero_letters()
         fixed = dict(puzzle.fixed)
-        letters = puzzle.letters
+        letters = self.letters = puzzle.letters
         live = [x for x in letters if x not in fixed and coefficients[x]]
         # Biggest weight first: the interval bound then cuts hardest near the root. (Ordering
         # by column first, as the notes suggest, measured 3-7x slower on the bench corpus.)
@@ -87,18 +123,11 @@ class Plan:
         order = self.order = tuple(live + idle)
         n = self.n = len(order)
         self.last = len(live) - 1
-        if len(prefix) > n:
-            raise ValueError(f"prefix has {len(prefix)} digits but the search has {n} letters")
-        self.prefix = tuple(prefix)
+        self.prefix: tuple[int, ...] = ()
         self.coef = [coefficients[x] for x in order]
         self.nz = [x in nonzero for x in order]
         self.dlo = [1 if x in nonzero else 0 for x in order]
         self.dhi = [base - 1] * n
-        for i, digit in enumerate(self.prefix):
-            if self.dlo[i] <= digit <= self.dhi[i]:
-                self.dlo[i] = self.dhi[i] = digit
-            else:
-                self.dlo[i], self.dhi[i] = 1, 0
         self.s0 = sum(coefficients[x] * d for x, d in fixed.items())
         used = 0
         self.empty = False
@@ -111,23 +140,50 @@ class Plan:
         slots.update({x: n + k for k, x in enumerate(fixed)})
         self.slots = tuple(slots[x] for x in letters)
         self.fixed_digits = list(fixed.values())
-        # free: first depth after which every letter is a plain permutation of the free digits.
-        self.free = max(
-            len(prefix),
-            self.last + 1,
-            *(i + 1 for i, x in enumerate(order) if x in nonzero and not coefficients[x]),
-        )
-        # Layout for those: the head (digits of order[:free], then fixed ones), then the tail.
-        f = self.free
-        tail = {x: (k if k < f else k + len(fixed)) for k, x in enumerate(order)}
-        tail.update({x: f + k for k, x in enumerate(fixed)})
-        self.tail_slots = tuple(tail[x] for x in letters)
         heads = {x: len(fixed) + k for k, x in enumerate(order)}
         heads.update({x: k for k, x in enumerate(fixed)})
         self.live_slots = tuple(heads[x] for x in letters)
+        self._fixed = tuple(fixed)
         self._signs: list[_Signs | None] = [None] * max(self.last, 0)
         self._avail: dict[int, list[int]] = {}
         self._moduli()
+        self._layout()
+        # Caches filled by the searches (windows, memos): pure functions of the puzzle, so
+        # every run over it (a shard, a re-run) reuses them instead of rebuilding them.
+        self.bounds = Ranges(self)
+        self.counts, self.tails = Memo(), Memo()
+
+    def with_prefix(self, prefix: Sequence[int]) -> Plan:
+        """Return this plan with the first len(prefix) letters fixed (shares every cache)."""
+        if not prefix:
+            return self
+        if len(prefix) > self.n:
+            raise ValueError(f"prefix has {len(prefix)} digits but the search has {self.n} letters")
+        view = copy(self)
+        view.prefix = tuple(prefix)
+        view.dlo, view.dhi = self.dlo[:], self.dhi[:]
+        for i, digit in enumerate(view.prefix):
+            if view.dlo[i] <= digit <= view.dhi[i]:
+                view.dlo[i] = view.dhi[i] = digit
+            else:
+                view.dlo[i], view.dhi[i] = 1, 0
+        view._layout()
+        return view
+
+    def _layout(self) -> None:
+        """Where the zero-coefficient letters start being plain permutations, and their slots."""
+        order, nonzero = self.order, self.nonzero
+        # free: first depth after which every letter is a plain permutation of the free digits.
+        self.free = max(
+            len(self.prefix),
+            self.last + 1,
+            *(i + 1 for i, x in enumerate(order) if x in nonzero and i > self.last),
+        )
+        # Layout for those: the head (digits of order[:free], then fixed ones), then the tail.
+        f, fixed = self.free, self._fixed
+        tail = {x: (k if k < f else k + len(fixed)) for k, x in enumerate(order)}
+        tail.update({x: f + k for k, x in enumerate(fixed)})
+        self.tail_slots = tuple(tail[x] for x in self.letters)
         self._idle(nonzero)
 
     def _moduli(self) -> None:

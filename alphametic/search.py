@@ -8,7 +8,7 @@ from time import monotonic
 from typing import TYPE_CHECKING
 
 from .core import Solution, Tally, batches, count_tree
-from .order import Plan, Ranges
+from .order import plan_for
 
 if TYPE_CHECKING:
     from .puzzle import Puzzle
@@ -40,7 +40,7 @@ class Search:
         self.puzzle = puzzle
         self.check = check
         self.check_interval = check_interval
-        self._plan = Plan(puzzle, prefix)
+        self._plan = plan_for(puzzle, prefix)
         # The searched letters in search order (fixed letters are not searched): biggest
         # |coefficient| first, zero-coefficient letters last. prefix digits follow this order.
         self.order: tuple[str, ...] = self._plan.order
@@ -172,12 +172,12 @@ def count(puzzle: Puzzle) -> int:
 
 def shards(puzzle: Puzzle, depth: int) -> list[tuple[tuple[int, ...], float]]:
     """Return the surviving prefixes of the first `depth` search letters with their tree shares."""
-    plan = Plan(puzzle)
+    plan = plan_for(puzzle)
     depth = max(0, min(depth, plan.n))
     if plan.empty or (plan.last < 0 and plan.s0 != 0):
         return []
     out: list[tuple[tuple[int, ...], float]] = []
-    bounds = Ranges(plan)
+    bounds = plan.bounds
 
     def walk(i: int, s: int, used: int, prefix: tuple[int, ...], weight: float) -> None:
         if i == depth:
@@ -194,11 +194,11 @@ def shards(puzzle: Puzzle, depth: int) -> list[tuple[tuple[int, ...], float]]:
 
 def estimate(puzzle: Puzzle, probes: int = 24) -> float:
     """Return Knuth's random-probe estimate of the number of search nodes (deterministic)."""
-    plan = Plan(puzzle)
+    plan = plan_for(puzzle)
     if plan.empty:
         return 1.0
     rng = random.Random(0)
-    bounds = Ranges(plan)
+    bounds = plan.bounds
     total = 0.0
     for _ in range(probes):
         s, used, size, product = plan.s0, plan.used0, 1.0, 1.0

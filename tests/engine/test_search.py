@@ -6,6 +6,7 @@ import itertools
 import subprocess
 import sys
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from alphametic import LeadingZeros, Puzzle, Search, as_dict, count, estimate, parse, shards, solve
+from alphametic.order import forget_plans
 
 # 10 letters, every coefficient non-zero, no solution: the full tree is searched.
 UNSOLVABLE = "ABCDE + FGHIJ = JIHGFA"
@@ -304,3 +306,22 @@ def test_importing_alphametic_loads_no_third_party_module() -> None:
     )
     out = subprocess.run([sys.executable, "-c", banned], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_runs_over_one_puzzle_share_its_tables_and_stay_exact() -> None:
+    puzzle = parse("A + B + C + D + E = F + G + H + I")
+    forget_plans()
+    parts = shards(puzzle, 2)
+    shard = Search(puzzle, prefix=parts[0][0])
+    assert shard._plan.bounds is Search(puzzle)._plan.bounds  # built once per puzzle
+    # Runs stopped part-way (count and all mode) must leave nothing partial in the memos.
+    for stop_after in (1, 2, 4):
+        for mode in ("count", "all"):
+            hook = partial(_watch, seen=[], stop_after=stop_after)
+            run = Search(puzzle, check=hook, check_interval=0)
+            found = run.count() if mode == "count" else sum(1 for _ in run.solutions())
+            assert found < 141_120 if run.stopped else found == 141_120
+    assert sum(Search(puzzle, prefix=p).count() for p, _ in parts) == 141_120 == count(puzzle)
+    pieces = [s for p, _ in parts for s in Search(puzzle, prefix=p).solutions()]
+    forget_plans()
+    assert pieces == list(Search(puzzle).solutions())
