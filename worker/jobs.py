@@ -31,6 +31,7 @@ import alphametic
 from . import shardview
 from .config import Settings
 from .records import CHUNK, DIGITS, TERMINAL, Job, Mode, Page, State, decode, encode, iso, key_for
+from .scripts import CREATE, MARK_SENT
 from .store import UNREACHABLE, Unavailable, call, connect, guarded
 
 __all__ = [
@@ -101,6 +102,11 @@ class JobStore:
         self.prefix = settings.key_prefix
         self.redis = connect(settings)
         self._app: Any = None
+        # EVALSHA of registered scripts: the script's text is not sent with every call.
+        self._scripts = {
+            "create": self.redis.register_script(CREATE),
+            "mark_sent": self.redis.register_script(MARK_SENT),
+        }
 
     def key(self, kind: str, name: str = "") -> str:
         """Key of this store's prefix (see key_for)."""
@@ -137,12 +143,15 @@ class JobStore:
         }
         cap = self.settings.max_queued_per_client
         mine = self.key("client", client) if client is not None and cap > 0 else ""
-        # Watching the client's set too makes two racing submissions of one client count right.
-        existing = self.redis.transaction(
-            lambda pipe: self._create(pipe, dedup, record, mine),
-            *filter(None, (dedup, mine)),
-            value_from_callable=True,
+        # One script checks the dedup key (and the client's cap) and creates the record
+        # atomically: one round trip, where WATCH/MULTI took four or more.
+        keys = [self.key("job", new_id), dedup, self.key("queued"), *filter(None, [mine])]
+        fields = [item for pair in record.items() for item in pair]
+        status, existing = self._scripts["create"](
+            keys, [self.key("job"), self.settings.ttl, cap, new_id, record["created"], *fields]
         )
+        if status == "full":
+            raise TooManyJobs(cap)
         if existing:
             job = self.get(existing)
             if job is not None:
@@ -158,9 +167,7 @@ class JobStore:
 
     def _mark_sent(self, job_id: str) -> Job | None:
         """Record that the job's message went out, and read the job back (one round trip)."""
-        from .scripts import MARK_SENT
-
-        flat = self.redis.eval(MARK_SENT, 1, self.key("job", job_id), repr(time.time()))
+        flat = self._scripts["mark_sent"]([self.key("job", job_id)], [repr(time.time())])
         return Job.from_hash(dict(zip(flat[::2], flat[1::2], strict=True))) if flat else None
 
     def _resend_unsent(self, job: Job) -> Job:
@@ -175,43 +182,6 @@ class JobStore:
             return job
         self._enqueue(job.mode, job.id)
         return self._mark_sent(job.id) or job
-
-    def _create(self, pipe: Any, dedup: str, record: dict[str, str], mine: str) -> str | None:
-        """Inside WATCH: return a reusable job id, or create the record (None)."""
-        old_id = pipe.get(dedup)
-        if old_id:
-            state = pipe.hget(self.key("job", old_id), "state")
-            if state in (State.QUEUED, State.RUNNING, State.SUCCEEDED):
-                return str(old_id)
-        finished = self._finished_or_full(pipe, mine) if mine else []
-        job_key = self.key("job", record["id"])
-        pipe.multi()
-        pipe.hset(job_key, mapping=record)
-        pipe.expire(job_key, self.settings.ttl)
-        pipe.set(dedup, record["id"], ex=self.settings.ttl)
-        # Watched by the sweep: a job still queued while its queue is empty lost its message.
-        pipe.zadd(self.key("queued"), {record["id"]: float(record["created"])})
-        pipe.expire(self.key("queued"), self.settings.ttl)
-        if mine:
-            if finished:
-                pipe.srem(mine, *finished)
-            pipe.sadd(mine, record["id"])
-            pipe.expire(mine, self.settings.ttl)
-        return None
-
-    def _finished_or_full(self, pipe: Any, mine: str) -> list[str]:
-        """Inside WATCH: the client's ids that are finished or gone; TooManyJobs at the cap."""
-        ids = sorted(pipe.smembers(mine))
-        with self.redis.pipeline(transaction=False) as reads:  # one round trip for all states
-            for job_id in ids:
-                reads.hget(self.key("job", job_id), "state")
-            states = reads.execute()
-        # An expired record (or one _forget removed) counts as finished.
-        finished = [i for i, state in zip(ids, states, strict=True) if state in (None, *TERMINAL)]
-        cap = self.settings.max_queued_per_client
-        if len(ids) - len(finished) >= cap:
-            raise TooManyJobs(cap)
-        return finished
 
     def _forget(self, job_id: str, dedup: str) -> None:
         """Best-effort removal of a record whose message could not be sent."""

@@ -170,6 +170,44 @@ redis.call('HSET', KEYS[1], 'sent', ARGV[1])
 return redis.call('HGETALL', KEYS[1])
 """
 
+# Creates a job record unless an identical live or succeeded job exists (one round trip).
+# KEYS: job hash, dedup string, queued zset[, the client's set of unfinished ids].
+# ARGV: job key prefix ("{p}:job:"), ttl, client cap, job_id, created, field/value pairs...
+# Returns {'existing', old_id} | {'full', ''} (the client is at its cap) | {'created', ''}.
+CREATE = """
+local old = redis.call('GET', KEYS[2])
+if old then
+  local state = redis.call('HGET', ARGV[1] .. old, 'state')
+  if state == 'queued' or state == 'running' or state == 'succeeded' then
+    return {'existing', old}
+  end
+end
+local ttl = tonumber(ARGV[2])
+if KEYS[4] then
+  -- An expired record (or one removed after a failed send) counts as finished.
+  local finished, live = {}, 0
+  for _, id in ipairs(redis.call('SMEMBERS', KEYS[4])) do
+    local s = redis.call('HGET', ARGV[1] .. id, 'state')
+    if not s or s == 'succeeded' or s == 'failed' or s == 'canceled' then
+      finished[#finished + 1] = id
+    else
+      live = live + 1
+    end
+  end
+  if live >= tonumber(ARGV[3]) then return {'full', ''} end
+  for _, id in ipairs(finished) do redis.call('SREM', KEYS[4], id) end
+  redis.call('SADD', KEYS[4], ARGV[4])
+  redis.call('EXPIRE', KEYS[4], ttl)
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 6))
+redis.call('EXPIRE', KEYS[1], ttl)
+redis.call('SET', KEYS[2], ARGV[4], 'EX', ttl)
+-- Watched by the sweep: a job still queued while its queue is empty lost its message.
+redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4])
+redis.call('EXPIRE', KEYS[3], ttl)
+return {'created', ''}
+"""
+
 # KEYS: queued zset, job hash, the broker's solve list, the broker's enumerate list.
 # ARGV: job_id, now, cutoff (score before which the job counts as waiting long), ttl.
 # Returns the job's mode when its message must be sent again: the job is still queued a while
