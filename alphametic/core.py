@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from itertools import permutations
 from operator import itemgetter
+from typing import Any
 
 from .order import Plan, falling
 
@@ -30,8 +31,11 @@ DEEP = 4
 SUBTREE = 50_000
 
 Solution = tuple[int, ...]
-# What the search core hands up: a solution, or a lazy run of them (zero-coefficient letters).
-Item = Solution | Iterator[Solution]
+# A lazy run of solutions (zero-coefficient letters): [head, iterator of the solutions], where
+# head holds the digits of plan.order[:plan.free] then the fixed ones (progress reads it).
+Run = list[Any]
+# What the search core hands up: a solution, or a lazy run of them.
+Item = Solution | Run
 # Called every tally.batch nodes with the current depth (may raise to stop the search).
 Tick = Callable[[int], None]
 
@@ -105,7 +109,7 @@ def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[l
         if j == free:
             head = tuple(path[:free]) + fixed
             avail = [d for d in base_range if not used >> d & 1]
-            out.append(map(pick_tail, map(head.__add__, permutations(avail, n - free))))
+            out.append([head, map(pick_tail, map(head.__add__, permutations(avail, n - free)))])
             return
         for d in range(dlo_[j], dhi_[j] + 1):
             if not used >> d & 1:

@@ -184,6 +184,8 @@ class Plan:
         tail = {x: (k if k < f else k + len(fixed)) for k, x in enumerate(order)}
         tail.update({x: f + k for k, x in enumerate(fixed)})
         self.tail_slots = tuple(tail[x] for x in self.letters)
+        # Solutions in each lazy run: arrangements of the digits left after order[:free].
+        self.run_size = falling(self.base - len(fixed) - f, self.n - f)
         self._idle(nonzero)
 
     def _moduli(self) -> None:
@@ -310,8 +312,8 @@ class Plan:
             return bool(self.candidates(i, s, used, bounds))
         return i > self.last or bool(self.digits(i, s, used, bounds))
 
-    def weight_ranks(self, path: Sequence[int], depth: int) -> float:
-        """Return the tree weight passed before the node path[:depth] (uniform split per node)."""
+    def place(self, path: Sequence[int], depth: int) -> tuple[float, float]:
+        """Return the tree weight passed before the node path[:depth], and the node's weight."""
         used = self.used0
         done, width = 0.0, 1.0
         for j in range(len(self.prefix), depth):
@@ -322,7 +324,7 @@ class Plan:
             width /= len(avail)
             done += avail.index(d) * width
             used |= 1 << d
-        return done
+        return done, width
 
 
 class Ranges(dict[int, tuple[int, int]]):

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator, Sequence
 from time import monotonic
 from typing import TYPE_CHECKING
 
-from .core import Solution, Tally, batches, count_tree
+from .core import Run, Solution, Tally, batches, count_tree
 from .order import plan_for
 
 if TYPE_CHECKING:
@@ -49,6 +49,8 @@ class Search:
         self._path: list[int] = []
         self._depth = -1
         self._progress = 0.0
+        self._run: Run | None = None  # the lazy run being handed out, if any
+        self._run_start = 0  # self.found when it started
 
     @property
     def nodes(self) -> int:
@@ -64,7 +66,14 @@ class Search:
     def progress(self) -> float:
         """Return the share of the search tree passed so far (only rises; 1.0 when complete)."""
         if self._progress < 1.0 and self._depth >= 0:
-            now = self._plan.weight_ranks(self._path, self._depth)
+            plan, run = self._plan, self._run
+            if run is None:
+                now = plan.place(self._path, self._depth)[0]
+            else:
+                # Inside a lazy run: its leaf's weight, times the share of it handed out.
+                done, width = plan.place(run[0], plan.free)
+                emitted = self._tally.found - self._run_start
+                now = done + width * min(1.0, emitted / plan.run_size if plan.run_size else 1.0)
             if now > self._progress:
                 self._progress = min(now, _ALMOST)
         return self._progress
@@ -75,6 +84,7 @@ class Search:
         self.stopped = False
         tally = self._tally = Tally()
         self._progress = 0.0
+        self._run = None
         self._depth = plan.n
         self._path = [0] * plan.n + plan.fixed_digits
         check, interval = self.check, self.check_interval * 0.6
@@ -131,13 +141,16 @@ class Search:
                             left = CHUNK
                             self._poll(plan.n)
                         continue
-                    for solution in item:  # a lazy run of permutations (zero-coefficient letters)
+                    # A lazy run of permutations (zero-coefficient letters): progress follows it.
+                    self._run, self._run_start = item, tally.found
+                    for solution in item[1]:
                         tally.found += 1
                         yield solution
                         left -= 1
                         if not left:
                             left = CHUNK
                             self._poll(plan.n)
+                self._run = None
         except _Stop:
             return
         self._finish()
