@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterator, Sequence
 from time import monotonic
 from typing import TYPE_CHECKING
 
-from .core import Run, Solution, Tally, batches, count_tree
+from .core import Run, Solution, Tally, batches
+from .counting import count_tree
 from .order import plan_for
 
 if TYPE_CHECKING:
