@@ -6,6 +6,7 @@ from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from copy import copy
 from math import gcd
+from threading import Lock
 from typing import TYPE_CHECKING, Any
 
 from .bounds import Ranges
@@ -18,24 +19,29 @@ if TYPE_CHECKING:
 # maybe between other jobs; a plan's caches can reach tens of MB, so keep two plans only.
 PLANS_KEPT = 2
 _plans: OrderedDict[Hashable, Plan] = OrderedDict()
+_lock = Lock()
 
 
 def plan_for(puzzle: Puzzle, prefix: Sequence[int] = ()) -> Plan:
     """Return the puzzle's plan from a small LRU cache (built on a miss), with the prefix."""
     key = (puzzle.text, puzzle.base, puzzle.leading_zeros, puzzle.fixed)  # cheap to hash
-    plan = _plans.get(key)
+    with _lock:  # threads (a web process) may share the cache
+        plan = _plans.get(key)
+        if plan is not None:
+            _plans.move_to_end(key)
     if plan is None:
-        plan = _plans[key] = Plan(puzzle)
-        if len(_plans) > PLANS_KEPT:
-            _plans.popitem(last=False)
-    else:
-        _plans.move_to_end(key)
+        plan = Plan(puzzle)
+        with _lock:
+            _plans[key] = plan
+            while len(_plans) > PLANS_KEPT:
+                _plans.popitem(last=False)
     return plan.with_prefix(prefix)
 
 
 def forget_plans() -> None:
     """Drop every cached plan (benchmarks use it to time one-off searches)."""
-    _plans.clear()
+    with _lock:
+        _plans.clear()
 
 
 def valuation(value: int, base: int) -> int:
