@@ -7,7 +7,8 @@ How it stays fast in pure Python (measured with bench/engine.py):
   whose range is empty is never called; a column modulus turns the range into a stride;
 - the last letter is solved by division and the one before it is an inline loop;
 - states (depth, partial sum, used digits) recur in symmetric puzzles, so they are memoised,
-  and the memo is dropped early when they do not recur (it costs more than it saves);
+  and the memo is dropped early when they do not recur (it costs more than it saves); the
+  windows and memos belong to the puzzle's cached plan, so the shards of a job share them;
 - solutions() moves whole lists of tuples up the generator levels (one resumption per list,
   not per solution), and zero-coefficient letters become lazy runs of permutations.
 """
