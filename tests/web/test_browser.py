@@ -138,6 +138,11 @@ def test_long_enumeration_moves_and_cancels(page: Any, live_server: str, artifac
         page.screenshot(path=str(artifacts / "04-enumerate-progressed.png"), full_page=True)
         page.click("#cancel")
         page.wait_for_function("() => document.getElementById('state').textContent === 'canceled'")
+        # The poller then reloads once so the server draws the final page: wait for that page,
+        # not the one being torn down (counting its list mid-reload sees nothing).
+        page.wait_for_selector("#job[data-done='true']")
+        page.wait_for_load_state()
+        assert page.locator("#state").inner_text() == "canceled"
         assert page.locator("#cancel").count() == 0
         partial = page.locator("#solutions li")
         assert partial.count() > 0
