@@ -16,9 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.harness import percentile  # noqa: E402
 from tests.chaos.load import (  # noqa: E402
     latencies,
-    percentile,
     puzzles,
     states,
     submit_all,

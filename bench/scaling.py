@@ -19,7 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import Client, rss_kb, system  # noqa: E402
 
 import alphametic  # noqa: E402
-from worker.jobs import Job, JobStore  # noqa: E402
+from worker.jobs import JobStore  # noqa: E402
+from worker.testing import wait_job  # noqa: E402
 
 # 2,580,480 solutions, all stored (cap raised): 10-20 s on one worker process here.
 SCALE = ("A + B + C + D + E = F + G + H + I", {"base": 12})
@@ -28,16 +29,6 @@ SCALE_CAP = 3_000_000
 OUTPUT = ("A + B + C + D + E = F + G + H + I", {})
 # 2,903,040 solutions (every coefficient is 0): the memory job; 1,000,000 are stored.
 MEMORY = ("ABCDE + FGHIJ = ABCDE + FGHIJ", {})
-
-
-def wait_done(store: JobStore, job_id: str, poll: float = 0.02) -> Job:
-    """Poll the store until the job is terminal."""
-    while True:
-        job = store.get(job_id)
-        assert job is not None
-        if job.done:
-            return job
-        time.sleep(poll)
 
 
 def digest(store: JobStore, job_id: str, page: int = 100_000) -> tuple[str, int]:
@@ -58,7 +49,7 @@ def one_big_job(label: str, processes: int, threshold: float) -> dict[str, Any]:
     with system(prefix, (("enumerate", processes),), **changes) as s:
         store = s.store
         started = time.time()
-        job = wait_done(store, store.submit("enumerate", *SCALE).id)
+        job = wait_job(store, store.submit("enumerate", *SCALE).id, timeout=3600, interval=0.02)
         observed = time.time() - started
         assert job.state == "succeeded", job.to_dict()
         shards = int(store.redis.hget(store.key("job", job.id), "shards") or 0)
@@ -96,7 +87,8 @@ def bench_output() -> dict[str, float]:
     engine = count / (time.perf_counter() - started)
     with system("bench-output", (("enumerate", 1),), web_workers=1) as s:
         store, client = s.store, Client(s.url)
-        job = wait_done(store, client.submit(OUTPUT[0], "enumerate", OUTPUT[1]))
+        job_id = client.submit(OUTPUT[0], "enumerate", OUTPUT[1])
+        job = wait_job(store, job_id, timeout=3600, interval=0.02)
         assert job.elapsed is not None
         into = job.solutions_found / job.elapsed
         read = 0
@@ -146,7 +138,7 @@ def memory_run(label: str, threshold: float) -> dict[str, float]:
         sampler = Sampler(lambda: [worker.pid, *worker.children()])
         sampler.start()
         store = s.store
-        job = wait_done(store, store.submit("enumerate", *MEMORY).id, 0.1)
+        job = wait_job(store, store.submit("enumerate", *MEMORY).id, timeout=3600, interval=0.1)
         sampler.halt.set()
         sampler.join()
         after = int(info.info("memory")["used_memory"])

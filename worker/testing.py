@@ -46,6 +46,7 @@ def wait_job(
     job_id: str,
     predicate: Callable[[Job], bool] = lambda job: job.done,
     timeout: float = 30,
+    interval: float = 0.01,
 ) -> Job:
     """Poll a job until predicate(job) holds; AssertionError after timeout seconds."""
     deadline = time.monotonic() + timeout
@@ -56,7 +57,7 @@ def wait_job(
             return job
         if time.monotonic() > deadline:
             raise AssertionError(f"job {job_id} did not get there in {timeout} s: {job.to_dict()}")
-        time.sleep(0.01)
+        time.sleep(interval)
 
 
 class RedisServer:

@@ -4,7 +4,6 @@ submitted over HTTP by concurrent clients, then followed until every one is term
 from __future__ import annotations
 
 import random
-import statistics
 import threading
 import time
 from collections import Counter
@@ -146,8 +145,3 @@ def latencies(store: JobStore, ids: list[str]) -> list[float]:
             pipe.hmget(key_for(store.prefix, "job", job_id), "created", "finished")
         rows = pipe.execute()
     return [float(finished) - float(created) for created, finished in rows]
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The q-th percentile (0..100) of the values."""
-    return statistics.quantiles(values, n=100, method="inclusive")[max(0, min(98, int(q) - 1))]

@@ -26,19 +26,13 @@ import pytest
 import requests
 
 from tests.ship.compose import ROOT
+from worker.testing import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 SEND_MORE = {"S": 9, "E": 5, "N": 6, "D": 7, "M": 1, "O": 0, "R": 8, "Y": 2}
 START_TO_SOLVED = 60.0  # seconds from `make run` to a solved SEND + MORE = MONEY (issue 5)
 STOP_WITHIN = 15.0  # seconds for everything to exit after Ctrl-C
-
-
-def free_port() -> int:
-    """A currently unused loopback port."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def port_open(port: int) -> bool:
