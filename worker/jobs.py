@@ -30,9 +30,10 @@ import alphametic
 
 from . import shardview
 from .config import Settings
+from .messages import task_message
 from .records import CHUNK, DIGITS, TERMINAL, Job, Mode, Page, State, decode, encode, iso, key_for
-from .scripts import CREATE, MARK_SENT
-from .store import UNREACHABLE, Unavailable, call, connect, guarded
+from .scripts import CREATE
+from .store import Unavailable, call, connect, guarded
 
 __all__ = [
     "CHUNK",
@@ -105,7 +106,6 @@ class JobStore:
         # EVALSHA of registered scripts: the script's text is not sent with every call.
         self._scripts = {
             "create": self.redis.register_script(CREATE),
-            "mark_sent": self.redis.register_script(MARK_SENT),
         }
 
     def key(self, kind: str, name: str = "") -> str:
@@ -143,66 +143,31 @@ class JobStore:
         }
         cap = self.settings.max_queued_per_client
         mine = self.key("client", client) if client is not None and cap > 0 else ""
-        # One script checks the dedup key (and the client's cap) and creates the record
-        # atomically: one round trip, where WATCH/MULTI took four or more.
-        keys = [self.key("job", new_id), dedup, self.key("queued"), *filter(None, [mine])]
+        # One script checks the dedup key (and the client's cap), creates the record and pushes
+        # its task message: one round trip, and never a record without its message.
+        queue = checked_mode.value  # kombu's list for a queue is named after it
+        keys = [self.key("job", new_id), dedup, self.key("queued"), queue, *filter(None, [mine])]
         fields = [item for pair in record.items() for item in pair]
-        status, existing = self._scripts["create"](
-            keys, [self.key("job"), self.settings.ttl, cap, new_id, record["created"], *fields]
-        )
+        message = self._message(checked_mode, new_id)
+        args = [self.key("job"), self.settings.ttl, cap, new_id, record["created"], message]
+        status, existing = self._scripts["create"](keys, [*args, *fields])
         if status == "full":
             raise TooManyJobs(cap)
         if existing:
             job = self.get(existing)
             if job is not None:
-                return self._resend_unsent(job)
-        try:
-            self._enqueue(checked_mode, new_id)
-        except UNREACHABLE:
-            self._forget(new_id, dedup)  # no message, no job: a retry must not find an orphan
-            raise
-        job = self._mark_sent(new_id)
-        assert job is not None
-        return job
+                return job
+            # It expired between the script and the read: this submission now creates anew.
+            return self.submit(mode, puzzle, options, client=client)
+        return Job.from_hash(record)
 
-    def _mark_sent(self, job_id: str) -> Job | None:
-        """Record that the job's message went out, and read the job back (one round trip)."""
-        flat = self._scripts["mark_sent"]([self.key("job", job_id)], [repr(time.time())])
-        return Job.from_hash(dict(zip(flat[::2], flat[1::2], strict=True))) if flat else None
-
-    def _resend_unsent(self, job: Job) -> Job:
-        """Send the message of a queued job never marked sent, and return the job.
-
-        Its submitter died between creating the record and sending the message (a web process
-        killed mid-request) or is sending it right now: without this, every identical
-        submission would be handed a job that never runs. A second message is harmless: its
-        claim finds the job busy or done.
-        """
-        if job.state is not State.QUEUED or self.redis.hget(self.key("job", job.id), "sent"):
-            return job
-        self._enqueue(job.mode, job.id)
-        return self._mark_sent(job.id) or job
-
-    def _forget(self, job_id: str, dedup: str) -> None:
-        """Best-effort removal of a record whose message could not be sent."""
-        try:
-            with self.redis.pipeline(transaction=True) as pipe:
-                pipe.delete(self.key("job", job_id))
-                pipe.execute()
-            if self.redis.get(dedup) == job_id:
-                self.redis.delete(dedup)
-        except UNREACHABLE:
-            pass
-
-    def _enqueue(self, mode: Mode, job_id: str) -> None:
-        """Send the job's task to its mode's queue (the message expires with the record)."""
+    def _message(self, mode: Mode, job_id: str) -> str:
+        """The job's Celery task message (the app is built once and never connects here)."""
         from .celery_app import TASK_NAMES, make_app
 
         if self._app is None:
             self._app = make_app(self.settings)
-        self._app.send_task(
-            TASK_NAMES[mode], args=[job_id], queue=mode.value, expires=self.settings.ttl
-        )
+        return task_message(self._app, TASK_NAMES[mode], job_id, mode.value, self.settings.ttl)
 
     @guarded
     def get(self, job_id: str) -> Job | None:

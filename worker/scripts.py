@@ -161,18 +161,12 @@ redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 return s[3]
 """
 
-# KEYS: job hash.  ARGV: now.
-# Marks that the job's message was sent (only while the record exists: never a partial record)
-# and returns the record as a flat field/value list (empty when it is gone).
-MARK_SENT = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
-redis.call('HSET', KEYS[1], 'sent', ARGV[1])
-return redis.call('HGETALL', KEYS[1])
-"""
-
-# Creates a job record unless an identical live or succeeded job exists (one round trip).
-# KEYS: job hash, dedup string, queued zset[, the client's set of unfinished ids].
-# ARGV: job key prefix ("{p}:job:"), ttl, client cap, job_id, created, field/value pairs...
+# Creates a job record unless an identical live or succeeded job exists, and pushes its Celery
+# task message onto the broker's list for its queue (worker/messages.py builds it): the record
+# and its message appear together or not at all, in one round trip.
+# KEYS: job hash, dedup string, queued zset, broker list[, the client's set of unfinished ids].
+# ARGV: job key prefix ("{p}:job:"), ttl, client cap, job_id, created, message,
+#       field/value pairs...
 # Returns {'existing', old_id} | {'full', ''} (the client is at its cap) | {'created', ''}.
 CREATE = """
 local old = redis.call('GET', KEYS[2])
@@ -183,10 +177,10 @@ if old then
   end
 end
 local ttl = tonumber(ARGV[2])
-if KEYS[4] then
-  -- An expired record (or one removed after a failed send) counts as finished.
+if KEYS[5] then
+  -- An expired record counts as finished.
   local finished, live = {}, 0
-  for _, id in ipairs(redis.call('SMEMBERS', KEYS[4])) do
+  for _, id in ipairs(redis.call('SMEMBERS', KEYS[5])) do
     local s = redis.call('HGET', ARGV[1] .. id, 'state')
     if not s or s == 'succeeded' or s == 'failed' or s == 'canceled' then
       finished[#finished + 1] = id
@@ -195,16 +189,17 @@ if KEYS[4] then
     end
   end
   if live >= tonumber(ARGV[3]) then return {'full', ''} end
-  for _, id in ipairs(finished) do redis.call('SREM', KEYS[4], id) end
-  redis.call('SADD', KEYS[4], ARGV[4])
-  redis.call('EXPIRE', KEYS[4], ttl)
+  for _, id in ipairs(finished) do redis.call('SREM', KEYS[5], id) end
+  redis.call('SADD', KEYS[5], ARGV[4])
+  redis.call('EXPIRE', KEYS[5], ttl)
 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 6))
+redis.call('HSET', KEYS[1], unpack(ARGV, 7))
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('SET', KEYS[2], ARGV[4], 'EX', ttl)
 -- Watched by the sweep: a job still queued while its queue is empty lost its message.
 redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4])
 redis.call('EXPIRE', KEYS[3], ttl)
+redis.call('LPUSH', KEYS[4], ARGV[6])
 return {'created', ''}
 """
 
