@@ -7,6 +7,8 @@ way out, whatever happened.
 
 from __future__ import annotations
 
+import http.client
+import json
 import math
 import os
 import platform
@@ -15,6 +17,7 @@ import string
 import subprocess
 import sys
 import time
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -115,27 +118,70 @@ def start_gunicorn(settings: Settings, processes: int) -> tuple[subprocess.Popen
 
 
 class Client:
-    """An HTTP API client (one keep-alive session) that submits jobs and waits for them."""
+    """An HTTP API client on one keep-alive connection (http.client: lean, so on this 2-core
+    machine the client's own CPU does not crowd out the system it measures)."""
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.http = requests.Session()
+        parts = urllib.parse.urlsplit(url)
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.conn: http.client.HTTPConnection | None = None
+
+    def request(
+        self, method: str, path: str, body: Any = None, params: dict[str, Any] | None = None
+    ) -> tuple[int, dict[str, Any]]:
+        """Send one request; (status, JSON body). Reconnects once if the server closed it."""
+        if params:
+            path += "?" + urllib.parse.urlencode(params)
+        data = json.dumps(body).encode() if body is not None else None
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        for attempt in (1, 2):
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
+            try:
+                self.conn.request(method, path, body=data, headers=headers)
+                reply = self.conn.getresponse()
+                raw = reply.read()
+                break
+            except (http.client.HTTPException, ConnectionError):
+                # gunicorn drops idle keep-alive connections after a few seconds
+                self.conn.close()
+                self.conn = None
+                if attempt == 2:
+                    raise
+        return reply.status, (json.loads(raw) if raw else {})
+
+    def get_json(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """GET a JSON resource; RuntimeError unless 200."""
+        status, body = self.request("GET", path, params=params)
+        if status != 200:
+            raise RuntimeError(f"GET {path} answered {status}: {str(body)[:300]}")
+        return body
 
     def submit(
         self, puzzle: str, mode: str = "solve", options: dict[str, Any] | None = None
     ) -> str:
         """POST a job; returns its id."""
-        body = {"puzzle": puzzle, "mode": mode, "options": options or {}}
-        reply = self.http.post(self.url + "/api/jobs", json=body, timeout=30)
-        if reply.status_code != 202:
-            raise RuntimeError(f"submit answered {reply.status_code}: {reply.text[:300]}")
-        return str(reply.json()["id"])
+        return str(self.create(puzzle, mode, options)["id"])
 
-    def status(self, job_id: str) -> dict[str, Any]:
-        """GET the job's status body."""
-        reply = self.http.get(f"{self.url}/api/jobs/{job_id}", timeout=30)
-        reply.raise_for_status()
-        return dict(reply.json())
+    def create(
+        self,
+        puzzle: str,
+        mode: str = "solve",
+        options: dict[str, Any] | None = None,
+        wait: float = 0,
+    ) -> dict[str, Any]:
+        """POST a job (holding the answer up to `wait` seconds for its end); its status body."""
+        body = {"puzzle": puzzle, "mode": mode, "options": options or {}}
+        params = {"wait": wait} if wait else None
+        status, reply = self.request("POST", "/api/jobs", body, params)
+        if status != 202:
+            raise RuntimeError(f"submit answered {status}: {str(reply)[:300]}")
+        return reply
+
+    def status(self, job_id: str, wait: float = 0) -> dict[str, Any]:
+        """GET the job's status body (held up to `wait` seconds until the job ends)."""
+        return self.get_json(f"/api/jobs/{job_id}", {"wait": wait} if wait else None)
 
     def wait(self, job_id: str, poll: float, until: Sequence[str] = TERMINAL) -> dict[str, Any]:
         """Poll the status every `poll` seconds until its state is one of `until`."""
@@ -147,9 +193,10 @@ class Client:
 
     def cancel(self, job_id: str) -> dict[str, Any]:
         """POST a cancel; returns the status body."""
-        reply = self.http.post(f"{self.url}/api/jobs/{job_id}/cancel", timeout=30)
-        reply.raise_for_status()
-        return dict(reply.json())
+        status, body = self.request("POST", f"/api/jobs/{job_id}/cancel")
+        if status != 200:
+            raise RuntimeError(f"cancel answered {status}: {str(body)[:300]}")
+        return body
 
 
 def percentile(values: Sequence[float], p: float) -> float:

@@ -94,11 +94,8 @@ def bench_output() -> dict[str, float]:
         read = 0
         started = time.perf_counter()
         while read < job.solutions_found:
-            reply = client.http.get(
-                f"{s.url}/api/jobs/{job.id}/solutions", params={"offset": read, "limit": 500}
-            )
-            reply.raise_for_status()
-            read += len(reply.json()["items"])
+            page = client.get_json(f"/api/jobs/{job.id}/solutions", {"offset": read, "limit": 500})
+            read += len(page["items"])
         http = read / (time.perf_counter() - started)
         started = time.perf_counter()
         direct = sum(len(store.solutions(job.id, o, 5000).items) for o in range(0, read, 5000))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,6 +27,10 @@ ENV_CONFIG: dict[str, tuple[str, Any]] = {
     "MAX_CONTENT_LENGTH": ("ALPHAMETIC_MAX_BODY", 64 * 1024),
     "MAX_PAGE_SIZE": ("ALPHAMETIC_MAX_PAGE_SIZE", 500),
     "POLL_SECONDS": ("ALPHAMETIC_POLL_SECONDS", 1),
+    # Long polling (?wait=): the longest wait a request may ask for, and how many requests of
+    # one web process may wait at once (each holds a gunicorn thread; the rest answer at once).
+    "MAX_WAIT": ("ALPHAMETIC_MAX_WAIT", 30.0),
+    "MAX_WAITERS": ("ALPHAMETIC_MAX_WAITERS", 4),
     "SECRET_KEY": ("ALPHAMETIC_SECRET_KEY", None),
     # Reverse proxies in front of the app whose X-Forwarded-For is trusted (0: none), so the
     # rate limit counts real clients rather than the proxy.
@@ -79,6 +84,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     settings = _settings(app.config)
     app.extensions["alphametic.settings"] = settings
     app.extensions["alphametic.store"] = JobStore(settings)
+    app.extensions["alphametic.wait_slots"] = threading.BoundedSemaphore(
+        max(1, int(app.config["MAX_WAITERS"]))
+    )
 
     from web import api, health, pages
 

@@ -7,7 +7,15 @@ from typing import Any, NoReturn
 from flask import Blueprint, Response, current_app, json, jsonify, request, url_for
 
 from alphametic import PuzzleError
-from web.jobview import QUEUE_FULL_RETRY, client_id, job_or_none, page_items, store, valid_id
+from web.jobview import (
+    QUEUE_FULL_RETRY,
+    client_id,
+    job_or_none,
+    page_items,
+    store,
+    valid_id,
+    waited,
+)
 from web.openapi import MAX_OFFSET, build_document
 from web.problems import ApiProblem
 from worker.jobs import TooManyJobs
@@ -117,9 +125,25 @@ def _int_arg(name: str, default: int, low: int, high: int) -> int:
     return value
 
 
+def _wait_arg() -> float:
+    """Read ?wait= (seconds, up to MAX_WAIT) or raise a 422 problem; 0 when absent."""
+    raw = request.args.get("wait")
+    if raw is None:
+        return 0.0
+    high = float(current_app.config["MAX_WAIT"])
+    try:
+        value = float(raw)
+    except ValueError:
+        raise _invalid("'wait' must be a number of seconds.", "wait") from None
+    if not 0 <= value <= high:  # also refuses nan
+        raise _invalid(f"'wait' must be between 0 and {high:g} seconds (got {raw}).", "wait")
+    return value
+
+
 @bp.post("/jobs")
 def create_job() -> Response:
-    """Queue a job and answer 202 with its status and Location."""
+    """Queue a job and answer 202 with its status and Location (after ?wait= at most)."""
+    wait = _wait_arg()
     mode, puzzle, options = parse_job_request(_json_body())
     try:
         job = store().submit(mode, puzzle, options, client=client_id())
@@ -132,15 +156,16 @@ def create_job() -> Response:
         raise ApiProblem(429, str(exc), slug="too-many-jobs", cap=exc.cap, headers=retry) from exc
     except ValueError as exc:  # jobs.OptionsError and friends
         raise _invalid(str(exc), "options") from exc
-    response = status_response(job, 202)
+    response = status_response(waited(job, wait), 202)
     response.headers["Location"] = url_for("api.get_job", job_id=job.id)
     return response
 
 
 @bp.get("/jobs/<job_id>")
 def get_job(job_id: str) -> Response:
-    """Answer with the job's status body."""
-    return status_response(job_or_none(job_id) or _missing(job_id))
+    """Answer with the job's status body (once it has ended, or after ?wait= seconds)."""
+    wait = _wait_arg()
+    return status_response(waited(job_or_none(job_id) or _missing(job_id), wait))
 
 
 @bp.post("/jobs/<job_id>/cancel")

@@ -38,6 +38,19 @@ def valid_id(job_id: str) -> bool:
         return False
 
 
+def waited(job: Any, seconds: float) -> Any:
+    """The job after waiting up to `seconds` for it to end (at once when no wait slot is free)."""
+    if job.done or seconds <= 0 or int(current_app.config["MAX_WAITERS"]) <= 0:
+        return job
+    slots = current_app.extensions["alphametic.wait_slots"]
+    if not slots.acquire(blocking=False):
+        return job  # this process holds its share of waits: the client polls instead
+    try:
+        return store().wait(job.id, seconds) or job
+    finally:
+        slots.release()
+
+
 def job_or_none(job_id: str) -> Any:
     """Return the job with this id, or None when the id is malformed or unknown."""
     return store().get(job_id) if valid_id(job_id) else None

@@ -47,9 +47,19 @@ def _json(ref: str, description: str, headers: dict[str, Any] | None = None) -> 
     return response
 
 
-def _paths(max_page: int) -> dict[str, Any]:
+def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
     """Return the path items."""
     status_headers = {"Retry-After": RETRY_AFTER}
+    wait = {
+        "name": "wait",
+        "in": "query",
+        "description": (
+            "Seconds to hold the answer until the job has ended (long polling): the reply "
+            "comes as soon as it ends, or with the unfinished status when the time is up. "
+            "Answered at once when the server is already holding its share of waits."
+        ),
+        "schema": {"type": "number", "minimum": 0, "maximum": max_wait},
+    }
     common = {
         "404": _problem("No job with this id."),
         "503": _problem("Redis cannot be reached; retry later.", retry=True),
@@ -59,6 +69,7 @@ def _paths(max_page: int) -> dict[str, Any]:
             "post": {
                 "operationId": "createJob",
                 "summary": "Queue a job that solves or enumerates a puzzle.",
+                "parameters": [wait],
                 "requestBody": {
                     "required": True,
                     "content": {
@@ -68,12 +79,13 @@ def _paths(max_page: int) -> dict[str, Any]:
                 "responses": {
                     "202": _json(
                         "Job",
-                        "Queued (or an identical job already known); Location names the job.",
+                        "Queued (or an identical job already known); Location names the job. "
+                        "With ?wait, the body may show the job already ended.",
                         {"Location": {"schema": {"type": "string"}}, **status_headers},
                     ),
                     "413": _problem("The body is larger than the cap."),
                     "415": _problem("The body is not application/json."),
-                    "422": _problem("Malformed JSON, bad fields, or a puzzle error."),
+                    "422": _problem("Malformed JSON, bad fields, a puzzle error, or bad wait."),
                     "429": _problem(
                         "Too many jobs created by this client (rate limit), or too many of its "
                         "jobs unfinished (type .../too-many-jobs, the cap in 'cap').",
@@ -88,7 +100,12 @@ def _paths(max_page: int) -> dict[str, Any]:
             "get": {
                 "operationId": "getJob",
                 "summary": "The job's status; Retry-After while it is not finished.",
-                "responses": {"200": _json("Job", "The job's status.", status_headers), **common},
+                "parameters": [wait],
+                "responses": {
+                    "200": _json("Job", "The job's status.", status_headers),
+                    "422": _problem("wait out of range."),
+                    **common,
+                },
             },
         },
         "/api/jobs/{job_id}/solutions": {
@@ -192,6 +209,6 @@ def build_document(app: Flask) -> dict[str, Any]:
                 f"creation {app.config['RATE_LIMIT']} per client{unfinished}."
             ),
         },
-        "paths": _paths(max_page),
+        "paths": _paths(max_page, float(app.config["MAX_WAIT"])),
         "components": {"schemas": schemas(max_page)},
     }

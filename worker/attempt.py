@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import redis
 
@@ -23,6 +25,7 @@ class Claim:
     attempt: int
     lease: float | None
     holder: str
+    record: dict[str, str]  # the job hash after a 'run' claim, else empty
 
 
 def holder_name(node: str) -> str:
@@ -54,6 +57,12 @@ def is_zombie(pid: int) -> bool:
     return stat[stat.rfind(")") + 2 : stat.rfind(")") + 3] in ("Z", "X")
 
 
+@functools.cache
+def scripts_for(client: redis.Redis) -> dict[str, Any]:
+    """CLAIM and UPDATE registered on a client: EVALSHA, not the script's text, per call."""
+    return {"claim": client.register_script(CLAIM), "update": client.register_script(UPDATE)}
+
+
 class Attempt:
     """The Redis side of one attempt: claim, then writes that are refused once stale."""
 
@@ -83,21 +92,26 @@ class Attempt:
             )
         now = time.time()
         lease = now + self.settings.lease_seconds
-        status, attempt, lease_s, held_by = self.client.eval(
-            CLAIM,
-            4,
-            *self.keys,
-            repr(now),
-            repr(lease),
-            holder,
-            self.settings.max_attempts,
-            self.settings.ttl,
-            self.job_id,
-            "1" if force else "0",
-            repr(hard_limit),
+        reply = scripts_for(self.client)["claim"](
+            self.keys,
+            [
+                repr(now),
+                repr(lease),
+                holder,
+                self.settings.max_attempts,
+                self.settings.ttl,
+                self.job_id,
+                "1" if force else "0",
+                repr(hard_limit),
+                key_for(self.settings.key_prefix, "finished"),
+            ],
         )
+        status, attempt, lease_s, held_by = reply[:4]
+        flat = reply[4] if len(reply) > 4 else []
+        record = dict(zip(flat[::2], flat[1::2], strict=True))
         self.number = int(attempt)
-        return Claim(str(status), int(attempt), float(lease_s) if lease_s else None, held_by)
+        lease_at = float(lease_s) if lease_s else None
+        return Claim(str(status), int(attempt), lease_at, held_by, record)
 
     def write(
         self,
@@ -126,6 +140,7 @@ class Attempt:
             self.width,
             solutions,
             CHUNK,
+            key_for(self.settings.key_prefix, "finished"),
             len(fields),
         ]
         for name, value in fields.items():
@@ -133,7 +148,7 @@ class Attempt:
         args.append(len(grid))
         for name, value in grid.items():
             args += [name, value]
-        return int(self.client.eval(UPDATE, 4, *self.keys, *args))
+        return int(scripts_for(self.client)["update"](self.keys, args))
 
     def poll(self) -> tuple[bool, bool]:
         """Read (still mine, cancel requested) in one round trip."""

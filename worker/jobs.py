@@ -15,6 +15,8 @@ Redis layout (every key under settings.key_prefix, built by key_for(), every key
                           parent gets `shards` (their number) and `deadline`; reads of the parent
                           merge its shards (worker/shardview.py), get() hides shard records
   {p}:workers:{queue}     zset: worker hostnames scored by their last heartbeat
+  {p}:finished            pub/sub channel: every script that ends a job publishes its id there
+                          (worker/waiters.py wakes the requests waiting for it)
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from .messages import task_message
 from .records import CHUNK, DIGITS, TERMINAL, Job, Mode, Page, State, decode, encode, iso, key_for
 from .scripts import CREATE
 from .store import Unavailable, call, connect, guarded
+from .waiters import RECHECK, Waiters
 
 __all__ = [
     "CHUNK",
@@ -103,6 +106,7 @@ class JobStore:
         self.prefix = settings.key_prefix
         self.redis = connect(settings)
         self._app: Any = None
+        self._waiters: Waiters | None = None
         # EVALSHA of registered scripts: the script's text is not sent with every call.
         self._scripts = {
             "create": self.redis.register_script(CREATE),
@@ -180,6 +184,32 @@ class JobStore:
         if data.get("shards"):
             data = shardview.merged(self.redis, self.settings, data)
         return Job.from_hash(data)
+
+    @guarded
+    def wait(self, job_id: str, timeout: float) -> Job | None:
+        """The job once it has ended or after `timeout` seconds (None when it is unknown).
+
+        Woken by the `finished` channel (worker/waiters.py), so it answers within a
+        millisecond or so of the end instead of a poll interval later.
+        """
+        deadline = time.monotonic() + timeout
+        if self._waiters is None:
+            self._waiters = Waiters(self.settings)
+        with self._waiters.watch(job_id) as ended:
+            job = self.get(job_id)
+            while job is not None and not job.done:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                ended.wait(min(left, RECHECK))
+                ended.clear()
+                job = self.get(job_id)
+        return job
+
+    def close(self) -> None:
+        """Stop this store's waiter subscription, if it has one (processes exit without this)."""
+        if self._waiters is not None:
+            self._waiters.close()
 
     @guarded
     def solutions(self, job_id: str, offset: int = 0, limit: int = 100) -> Page | None:

@@ -45,7 +45,7 @@ def key_for(prefix: str, kind: str, name: str = "") -> str:
         return f"{prefix}:job:{name}:{kind}"
     if kind in ("dedup", "workers", "client"):
         return f"{prefix}:{kind}:{name}"
-    if kind in ("leases", "queued"):
+    if kind in ("leases", "queued", "finished"):  # finished: a pub/sub channel, not a key
         return f"{prefix}:{kind}"
     raise ValueError(f"unknown key kind {kind!r}")
 

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 # KEYS: job hash, solutions list, grid hash, leases zset.
 # ARGV: now, lease_until, holder, max_attempts, ttl, job_id, force ("1" = ignore a live lease),
-#       hard_limit (an attempt running longer than this was killed by it: the job failed).
-# Returns {status, attempt, lease, holder}; status: run | done | gone | busy | canceled | failed.
+#       hard_limit (an attempt running longer than this was killed by it: the job failed),
+#       the finished channel (every script that ends a job publishes its id there).
+# Returns {status, attempt, lease, holder, record}; status: run | done | gone | busy | canceled |
+# failed; record is the job hash as a flat field/value list after a 'run' claim (else empty),
+# so the worker needs no second round trip to read it.
 CLAIM = """
 local s = redis.call('HMGET', KEYS[1], 'state', 'attempt', 'cancel', 'lease', 'holder',
   'run_started')
@@ -24,6 +27,7 @@ local now = ARGV[1]
 if s[3] and s[3] ~= '' then
   redis.call('HSET', KEYS[1], 'state', 'canceled', 'finished', now, 'eta', '')
   redis.call('ZREM', KEYS[4], ARGV[6])
+  redis.call('PUBLISH', ARGV[9], ARGV[6])
   return {'canceled', attempt, '', ''}
 end
 if state == 'running' and s[6] and s[6] ~= '' and
@@ -31,6 +35,7 @@ if state == 'running' and s[6] and s[6] ~= '' and
   redis.call('HSET', KEYS[1], 'state', 'failed', 'finished', now, 'eta', '',
     'error', 'time limit')
   redis.call('ZREM', KEYS[4], ARGV[6])
+  redis.call('PUBLISH', ARGV[9], ARGV[6])
   return {'failed', attempt, '', ''}
 end
 if state == 'running' and ARGV[7] ~= '1' and tonumber(s[4] or '0') > tonumber(now) then
@@ -40,6 +45,7 @@ if attempt >= tonumber(ARGV[4]) then
   redis.call('HSET', KEYS[1], 'state', 'failed', 'finished', now, 'eta', '',
     'error', 'gave up after ' .. attempt .. ' attempts (worker lost)')
   redis.call('ZREM', KEYS[4], ARGV[6])
+  redis.call('PUBLISH', ARGV[9], ARGV[6])
   return {'failed', attempt, '', ''}
 end
 attempt = attempt + 1
@@ -53,13 +59,13 @@ redis.call('HSET', KEYS[1], 'state', 'running', 'attempt', attempt, 'lease', ARG
 redis.call('ZADD', KEYS[4], ARGV[2], ARGV[6])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 redis.call('EXPIRE', KEYS[4], ARGV[5])
-return {'run', attempt, ARGV[2], ARGV[3]}
+return {'run', attempt, ARGV[2], ARGV[3], redis.call('HGETALL', KEYS[1])}
 """
 
 # KEYS: job hash, solutions list, grid hash, leases zset.
 # ARGV: attempt, now, lease_until, ttl, cap, batch_seq, job_id, final_state ('' = still running),
-#       width, batch (solutions of `width` characters each, concatenated), chunk, n_fields,
-#       field/value pairs..., n_grid, grid field/value pairs...
+#       width, batch (solutions of `width` characters each, concatenated), chunk, the finished
+#       channel, n_fields, field/value pairs..., n_grid, grid field/value pairs...
 # The list holds chunks of `chunk` solutions; only the last one may be partial and is topped
 # up with LSET (compact in memory, one list element per thousand solutions).
 # Returns 0 when refused (stale attempt or job not running), 1 when written, 2 when written
@@ -67,7 +73,7 @@ return {'run', attempt, ARGV[2], ARGV[3]}
 UPDATE = """
 local s = redis.call('HMGET', KEYS[1], 'state', 'attempt', 'cancel', 'batch')
 if s[1] ~= 'running' or s[2] ~= ARGV[1] then return 0 end
-local i = 12
+local i = 13
 local nf = tonumber(ARGV[i])
 if nf > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, i + 1, i + 2 * nf)) end
 i = i + 2 * nf + 1
@@ -103,6 +109,7 @@ local ttl = ARGV[4]
 if ARGV[8] ~= '' then
   redis.call('HSET', KEYS[1], 'state', ARGV[8], 'finished', ARGV[2], 'eta', '')
   redis.call('ZREM', KEYS[4], ARGV[7])
+  redis.call('PUBLISH', ARGV[12], ARGV[7])
 else
   redis.call('HSET', KEYS[1], 'lease', ARGV[3])
   redis.call('ZADD', KEYS[4], ARGV[3], ARGV[7])
@@ -115,7 +122,7 @@ if s[3] and s[3] ~= '' then return 2 end
 return 1
 """
 
-# KEYS: job hash, leases zset.  ARGV: now, job_id.
+# KEYS: job hash, leases zset.  ARGV: now, job_id, the finished channel.
 # Returns {status, changed}; status: gone | done | already | queued | running.
 CANCEL = """
 local s = redis.call('HMGET', KEYS[1], 'state', 'cancel', 'lease')
@@ -127,6 +134,7 @@ redis.call('HSET', KEYS[1], 'cancel', ARGV[1])
 if state == 'queued' or (state == 'running' and tonumber(s[3] or '0') < tonumber(ARGV[1])) then
   redis.call('HSET', KEYS[1], 'state', 'canceled', 'finished', ARGV[1], 'eta', '')
   redis.call('ZREM', KEYS[2], ARGV[2])
+  redis.call('PUBLISH', ARGV[3], ARGV[2])
 end
 return {state, 1}
 """

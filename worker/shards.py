@@ -211,6 +211,7 @@ def finish(client: redis.Redis, settings: Settings, parent: str) -> str:
                 settings.ttl,
                 parent,
                 settings.max_stored_solutions,
+                key_for(prefix, "finished"),
             )  # fmt: skip
         )
         if state != "mismatch":

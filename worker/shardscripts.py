@@ -38,7 +38,7 @@ return 1
 """
 
 # KEYS: parent hash, leases zset, then n shard hashes, n solution lists, n grids.
-# ARGV: now, n, ttl, parent id, cap (solutions stored at most).
+# ARGV: now, n, ttl, parent id, cap (solutions stored at most), the finished channel.
 # When every shard is terminal, ends the parent and refreshes every key's TTL.
 # Returns the parent's state (running while a shard is not terminal), gone or mismatch.
 FINISH = """
@@ -80,6 +80,7 @@ redis.call('ZREM', KEYS[2], ARGV[4])
 for i = 1, #KEYS do
   if i ~= 2 then redis.call('EXPIRE', KEYS[i], ARGV[3]) end
 end
+redis.call('PUBLISH', ARGV[6], ARGV[4])
 return state
 """
 

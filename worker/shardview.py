@@ -142,7 +142,10 @@ def cancel(client: redis.Redis, settings: Settings, job_id: str) -> tuple[str, i
     job_key = key_for(settings.key_prefix, "job", job_id)
     if not client.hget(job_key, "shards"):
         leases = key_for(settings.key_prefix, "leases")
-        status, changed = client.eval(CANCEL, 2, job_key, leases, repr(time.time()), job_id)
+        finished = key_for(settings.key_prefix, "finished")
+        status, changed = client.eval(
+            CANCEL, 2, job_key, leases, repr(time.time()), job_id, finished
+        )
         # A split racing with this cancel either saw the flag (and did not split) or left
         # `shards` for this second look.
         if status != "running" or not client.hget(job_key, "shards"):

@@ -40,7 +40,7 @@ def execute(task: Any, mode: str, job_id: str) -> str:
         log.info("job %s not run: %s (attempt %s)", job_id, claim.status, claim.attempt)
         shards.settle(client, settings, job_id, claim.status)  # a shard that ends unrun
         return claim.status
-    data = client.hgetall(attempt.keys[0])
+    data = claim.record
     job = Job.from_hash(data)
     if data.get("parent"):
         outcome = shards.run_shard(settings, attempt, data)

@@ -56,7 +56,9 @@ def test_message_has_kombus_shape(fresh_settings: Callable[..., Settings]) -> No
         theirs["properties"], VARYING | {"expiration"}
     )
     assert ours["properties"]["expiration"] == "60000"
-    assert ours["headers"]["id"] == ours["headers"]["root_id"] == ours["properties"]["correlation_id"]
+    assert (
+        ours["headers"]["id"] == ours["headers"]["root_id"] == ours["properties"]["correlation_id"]
+    )
     stamp = datetime.fromisoformat(ours["headers"]["expires"]).timestamp()
     assert abs(stamp - (time.time() + 60)) < 5
 
