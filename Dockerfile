@@ -25,5 +25,5 @@ RUN pip install --no-deps . \
 
 USER app
 EXPOSE 8000
-CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--threads", "4", "--no-control-socket", "--preload", \
+CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--threads", "8", "--no-control-socket", "--preload", \
      "web.wsgi:app"]

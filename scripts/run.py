@@ -88,9 +88,10 @@ def worker_argv(queue: str, concurrency: int) -> list[str]:
 
 def web_argv(port: int, workers: int) -> list[str]:
     """Gunicorn serving web.wsgi:app on loopback only."""
+    # 8 threads a process: up to ALPHAMETIC_MAX_WAITERS (4) may be held by ?wait= requests.
     argv = [
         sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
-        "--workers", str(workers), "--threads", "4", "--graceful-timeout", "3",
+        "--workers", str(workers), "--threads", "8", "--graceful-timeout", "3",
     ]  # fmt: skip
     if "control_socket_disable" in GunicornConfig().settings:
         # Newer gunicorns open a control socket at one fixed path under $HOME: a second server

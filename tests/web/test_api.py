@@ -13,7 +13,7 @@ from worker.jobs import JobStore
 from worker.testing import free_port
 
 PROBLEM = "application/problem+json"
-LONG = {"puzzle": "CP + IS + FUN = TRUE", "mode": "enumerate", "options": {"base": 24}}
+LONG = {"puzzle": "CP + IS + FUN = TRUE", "mode": "enumerate", "options": {"base": 36}}
 
 
 def assert_problem(response: Any, status: int) -> dict[str, Any]:

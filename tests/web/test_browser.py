@@ -114,7 +114,7 @@ def _read(page: Any) -> tuple[float, int]:
 
 
 def test_long_enumeration_moves_and_cancels(page: Any, live_server: str, artifacts: Path) -> None:
-    submit(page, live_server, "CP + IS + FUN = TRUE", mode="enumerate", base=24)
+    submit(page, live_server, "CP + IS + FUN = TRUE", mode="enumerate", base=36)
     page.wait_for_url(f"{live_server}/jobs/*")
     job_url = page.url
     try:

@@ -122,7 +122,7 @@ def test_form_post_without_valid_token_is_403(client: FlaskClient, sent: str | N
 
 
 def test_cancel_from_the_page(client: FlaskClient, job_store: JobStore, web_workers: Any) -> None:
-    job_id = job_id_of(submit(client, puzzle="CP + IS + FUN = TRUE", mode="enumerate", base="24"))
+    job_id = job_id_of(submit(client, puzzle="CP + IS + FUN = TRUE", mode="enumerate", base="36"))
     try:
         wait_for(job_store, job_id, lambda job: job.solutions_found > 0)
         page = client.get(f"/jobs/{job_id}").get_data(as_text=True)

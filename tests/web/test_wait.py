@@ -91,7 +91,7 @@ def test_no_free_wait_slot_answers_at_once(
     if take:
         assert app.extensions["alphametic.wait_slots"].acquire(blocking=False)
     started = time.monotonic()
-    response = app.test_client().post(f"/api/jobs?wait=30", json={"puzzle": "TO + GO = OUT"})
+    response = app.test_client().post("/api/jobs?wait=30", json={"puzzle": "TO + GO = OUT"})
     assert response.status_code == 202 and response.get_json()["state"] == "queued"
     assert time.monotonic() - started < SLOW / 2
 

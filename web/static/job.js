@@ -93,8 +93,11 @@
       .catch(function () {});
   }
 
+  // Each status request is held by the server up to a second (?wait=1) and answered as soon
+  // as the job ends, so the end shows at once; progress still refreshes every second.
   function poll() {
-    fetch(root.dataset.api, { headers: { Accept: "application/json" } })
+    var asked = Date.now();
+    fetch(root.dataset.api + "?wait=1", { headers: { Accept: "application/json" } })
       .then(function (r) {
         var wait = parseInt(r.headers.get("Retry-After"), 10);
         return r.json().then(function (job) { return { ok: r.ok, job: job, wait: wait }; });
@@ -108,10 +111,12 @@
           window.location.reload();
           return;
         }
-        setTimeout(poll, Math.min(Math.max(res.wait || 1, 1), 5) * 1000);
+        // A server with no wait slot free answers at once: then wait out Retry-After here.
+        var pause = Math.min(Math.max(res.wait || 1, 1), 5) * 1000 - (Date.now() - asked);
+        setTimeout(poll, Math.max(pause, 0));
       })
       .catch(function () { setTimeout(poll, 3000); });
   }
 
-  setTimeout(poll, 500);
+  poll();
 }());
