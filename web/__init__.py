@@ -15,9 +15,9 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from web.problems import ApiProblem, problem
-from web.security import init_limiter, init_security
+from web.security import init_security, limit_job_creation
 from worker.config import Settings
-from worker.jobs import JobStore, Unavailable
+from worker.jobs import JobStore, Rate, RateLimited, Unavailable
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ def _settings(config: Mapping[str, Any]) -> Settings:
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
-    """Build the Flask app: blueprints, job store, limiter, headers and error handlers."""
+    """Build the Flask app: blueprints, job store, rate limit, headers and error handlers."""
     app = Flask(__name__)
     app.config.update(_config(config or {}))
     app.config.update(SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_HTTPONLY=True)
@@ -94,9 +94,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(pages.bp)
     app.register_blueprint(health.bp)
     init_security(app)
-    app.extensions["alphametic.limiter"] = init_limiter(
-        app, settings.redis_url, f"{settings.key_prefix}:ratelimit"
-    )
+    app.extensions["alphametic.rates"] = _rates(app.config)
+    limit_job_creation(app)
     _register_errors(app)
     return app
 
@@ -113,8 +112,6 @@ def _http_error(exc: HTTPException) -> Any:
     allowed = getattr(exc, "valid_methods", None)
     if status == 405 and allowed:
         headers["Allow"] = ", ".join(allowed)
-    if status == 429:
-        headers["Retry-After"] = _retry_after()
     detail = _detail(exc, status)
     if _wants_json():
         return problem(status, detail, headers=headers)
@@ -129,8 +126,6 @@ def _detail(exc: HTTPException, status: int) -> str:
     if status == 413:
         cap = current_app.config["MAX_CONTENT_LENGTH"]
         return f"The request body is larger than the cap of {cap} bytes."
-    if status == 429:
-        return f"Too many jobs created; the limit is {exc.description} per client. Retry later."
     if status == 404:
         return f"Nothing at {request.path}."
     if status == 405:
@@ -138,16 +133,22 @@ def _detail(exc: HTTPException, status: int) -> str:
     return str(exc.description)
 
 
-def _retry_after() -> str:
-    """Seconds until the current rate-limit window resets (at least 1)."""
-    import time
+def _rates(config: Mapping[str, Any]) -> tuple[Rate, ...]:
+    """Per-client rates of job creation from RATE_LIMIT (none when RATELIMIT_ENABLED is off)."""
+    if not config.get("RATELIMIT_ENABLED", True):
+        return ()
+    items = parse_many(str(config["RATE_LIMIT"]))
+    return tuple(Rate(item.amount, item.get_expiry(), str(item)) for item in items)
 
-    from flask import current_app
 
-    limit = current_app.extensions["alphametic.limiter"].current_limit
-    if limit is None:
-        return "1"
-    return str(max(1, int(limit.reset_at - time.time()) + 1))
+def _rate_limited(exc: RateLimited) -> Any:
+    """Answer 429 with Retry-After: the seconds until the client's exceeded window resets."""
+    detail = f"Too many jobs created; the limit is {exc.rate} per client. Retry later."
+    headers = {"Retry-After": str(exc.retry_after)}
+    if _wants_json():
+        return problem(429, detail, headers=headers)
+    page = render_template("error.html", status=429, title="Too many requests", detail=detail)
+    return Response(page, status=429, headers=headers)
 
 
 def _unavailable(exc: Unavailable) -> Any:
@@ -176,4 +177,5 @@ def _register_errors(app: Flask) -> None:
     app.register_error_handler(ApiProblem, lambda exc: exc.response())
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Unavailable, _unavailable)
+    app.register_error_handler(RateLimited, _rate_limited)
     app.register_error_handler(Exception, _server_error)

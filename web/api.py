@@ -9,10 +9,10 @@ from flask import Blueprint, Response, current_app, json, jsonify, request, url_
 from alphametic import PuzzleError
 from web.jobview import (
     QUEUE_FULL_RETRY,
-    client_id,
     job_or_none,
     page_items,
     store,
+    submit,
     valid_id,
     waited,
 )
@@ -146,7 +146,7 @@ def create_job() -> Response:
     wait = _wait_arg()
     mode, puzzle, options = parse_job_request(_json_body())
     try:
-        job = store().submit(mode, puzzle, options, client=client_id())
+        job = submit(mode, puzzle, options)
     except PuzzleError as exc:
         raise ApiProblem(
             422, str(exc), slug="puzzle-error", field="puzzle", position=exc.position

@@ -7,8 +7,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from flask import current_app
-from flask_limiter.util import get_remote_address
+from flask import current_app, g, request
 
 import alphametic
 from worker.jobs import JobStore
@@ -18,16 +17,28 @@ QUEUE_FULL_RETRY = 5
 
 
 def client_id() -> str:
-    """Return the client's identity for per-client caps: the rate limiter's key."""
+    """Return the client's identity for the per-client rate limit and cap of unfinished jobs."""
     # The remote address; ProxyFix takes it from X-Forwarded-For only behind
     # ALPHAMETIC_PROXY_HOPS trusted proxies, so clients cannot pick their own identity.
-    return str(get_remote_address())
+    return request.remote_addr or "127.0.0.1"
 
 
 def store() -> JobStore:
     """Return the app's JobStore."""
     job_store: JobStore = current_app.extensions["alphametic.store"]
     return job_store
+
+
+def submit(mode: str, puzzle: str, options: Mapping[str, Any]) -> Any:
+    """Queue a job for this client; the submit script counts the request against its rates."""
+    g.rate_counted = True  # counted by JobStore.submit, whatever it answers
+    rates = current_app.extensions["alphametic.rates"]
+    return store().submit(mode, puzzle, options, client=client_id(), rates=rates)
+
+
+def count_request() -> None:
+    """Count a job-creating request refused before it reached submit (RateLimited beyond)."""
+    store().count_request(client_id(), current_app.extensions["alphametic.rates"])
 
 
 def valid_id(job_id: str) -> bool:

@@ -11,10 +11,10 @@ from alphametic import PuzzleError
 from web.jobview import (
     QUEUE_FULL_RETRY,
     answer_of,
-    client_id,
     job_or_none,
     page_items,
     store,
+    submit,
     valid_id,
 )
 from web.security import check_csrf
@@ -79,7 +79,7 @@ def create_job() -> Any:
         return _show_form(values, {"base": "The base must be a whole number from 2 to 36."})
     options = {"base": base, "leading_zeros": values["leading_zeros"]}
     try:
-        job = store().submit(values["mode"], values["puzzle"], options, client=client_id())
+        job = submit(values["mode"], values["puzzle"], options)
     except PuzzleError as exc:
         return _show_form(values, {"puzzle": str(exc)}, position=exc.position)
     except TooManyJobs as exc:

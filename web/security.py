@@ -1,15 +1,17 @@
-"""Browser hardening: security headers, a session-bound CSRF token and the rate limiter."""
+"""Browser hardening: security headers, a session-bound CSRF token, counting job creations."""
 
 from __future__ import annotations
 
+import functools
 import hmac
 import secrets
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Response, abort, current_app, request, session
-from flask_limiter import Limiter
-from flask_limiter.util import get_remote_address
+from flask import Flask, Response, abort, g, request, session
+
+from web.jobview import count_request
+from worker.jobs import RateLimited, Unavailable
 
 # No inline script or style anywhere: the poller lives in static/job.js.
 CSP = "; ".join(
@@ -70,32 +72,36 @@ def check_csrf() -> None:
         abort(403, description="The form's security token does not match; reload and retry.")
 
 
-def _rate_limit() -> str:
-    """Read the configured limit, e.g. "60/minute", at request time."""
-    return str(current_app.config["RATE_LIMIT"])
+def counted(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Count every job-creating POST against the client's rates, refused ones too.
+
+    A request that reaches JobStore.submit is counted by its script (the same round trip that
+    queues the job); one refused before (bad JSON, a form error) is counted here afterwards,
+    and answered 429 instead when that takes the client over its rate.
+    """
+
+    @functools.wraps(view)
+    def inner(*args: Any, **kwargs: Any) -> Any:
+        g.rate_counted = False
+        try:
+            response = view(*args, **kwargs)
+        except (RateLimited, Unavailable):
+            raise
+        except Exception:
+            if not g.rate_counted:
+                count_request()
+            raise
+        if not g.rate_counted:
+            count_request()
+        return response
+
+    return inner
 
 
-def init_limiter(app: Flask, storage_uri: str, key_prefix: str) -> Limiter:
-    """Attach a Redis-backed Flask-Limiter and limit the job-creating views."""
-    limiter = Limiter(
-        key_func=get_remote_address,
-        app=app,
-        storage_uri=storage_uri,
-        key_prefix=key_prefix,
-        # Off: Flask-Limiter would stamp its window's Retry-After (~60 s) on every 202 and
-        # status reply, telling pollers to wait a minute; our 429 handler sets its own.
-        headers_enabled=False,
-        strategy="fixed-window",
-        # With Redis down the limiter must not turn every request into a 500:
-        # the job store answers 503 by itself.
-        swallow_errors=True,
-        enabled=bool(app.config.get("RATELIMIT_ENABLED", True)),
-    )
-    shared = limiter.shared_limit(_rate_limit, scope="job-create", methods=["POST"])
+def limit_job_creation(app: Flask) -> None:
+    """Wrap the job-creating views so every request to them counts (they share one budget)."""
     for endpoint in RATE_LIMITED_VIEWS:
-        view: Callable[..., Any] = app.view_functions[endpoint]
-        app.view_functions[endpoint] = shared(view)
-    return limiter
+        app.view_functions[endpoint] = counted(app.view_functions[endpoint])
 
 
 def init_security(app: Flask) -> None:

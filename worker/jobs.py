@@ -25,7 +25,7 @@ import hashlib
 import json
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import alphametic
@@ -33,8 +33,22 @@ import alphametic
 from . import shardview
 from .config import Settings
 from .messages import task_message
-from .records import CHUNK, DIGITS, TERMINAL, Job, Mode, Page, State, decode, encode, iso, key_for
-from .scripts import CREATE
+from .rates import Rate, RateLimited, rate_args, rate_keys
+from .records import (
+    CHUNK,
+    DIGITS,
+    TERMINAL,
+    UNFINISHED,
+    Job,
+    Mode,
+    Page,
+    State,
+    decode,
+    encode,
+    iso,
+    key_for,
+)
+from .scripts import COUNT, CREATE
 from .store import Unavailable, call, connect, guarded
 from .waiters import RECHECK, Waiters
 
@@ -47,6 +61,8 @@ __all__ = [
     "Mode",
     "OptionsError",
     "Page",
+    "Rate",
+    "RateLimited",
     "State",
     "TooManyJobs",
     "Unavailable",
@@ -110,6 +126,7 @@ class JobStore:
         # EVALSHA of registered scripts: the script's text is not sent with every call.
         self._scripts = {
             "create": self.redis.register_script(CREATE),
+            "count": self.redis.register_script(COUNT),
         }
 
     def key(self, kind: str, name: str = "") -> str:
@@ -124,13 +141,20 @@ class JobStore:
         options: Mapping[str, Any] | None = None,
         *,
         client: str | None = None,
+        rates: Sequence[Rate] = (),
     ) -> Job:
         """Validate and queue a job; an identical live or succeeded job is returned instead.
 
-        With a client, raises TooManyJobs (queueing nothing) when it has the cap of unfinished
-        jobs; an identical submission returning an existing job does not count.
+        With a client, every call counts against its `rates` (RateLimited beyond one, even for
+        a puzzle then refused), and raises TooManyJobs (queueing nothing) when it has the cap
+        of unfinished jobs; an identical submission returning an existing job does not count
+        towards that cap.
         """
-        checked_mode, parsed = normalise(mode, puzzle, options)
+        try:
+            checked_mode, parsed = normalise(mode, puzzle, options)
+        except (ValueError, alphametic.PuzzleError):
+            self.count_request(client, rates)  # refused, but still a request of this client
+            raise
         dedup = self.key("dedup", fingerprint(checked_mode, parsed))
         new_id = str(uuid.uuid4())
         now = time.time()
@@ -145,25 +169,43 @@ class JobStore:
             "attempt": "0",
             "dedup": dedup,
         }
-        cap = self.settings.max_queued_per_client
-        mine = self.key("client", client) if client is not None and cap > 0 else ""
-        # One script checks the dedup key (and the client's cap), creates the record and pushes
-        # its task message: one round trip, and never a record without its message.
+        cap = self.settings.max_queued_per_client if client is not None else 0
+        rates = rates if client is not None else ()
+        # One script counts the request against the client's rates, checks the dedup key and
+        # the client's cap, creates the record and pushes its task message: one round trip,
+        # and never a record without its message.
         queue = checked_mode.value  # kombu's list for a queue is named after it
-        keys = [self.key("job", new_id), dedup, self.key("queued"), queue, *filter(None, [mine])]
+        keys = [self.key("job", new_id), dedup, self.key("queued"), queue]
+        keys += [self.key("client", client or ""), *rate_keys(self.prefix, client or "", rates)]
         fields = [item for pair in record.items() for item in pair]
         message = self._message(checked_mode, new_id)
         args = [self.key("job"), self.settings.ttl, cap, new_id, record["created"], message]
-        status, existing = self._scripts["create"](keys, [*args, *fields])
+        args += [len(rates), *rate_args(rates)]
+        status, detail = self._scripts["create"](keys, [*args, *fields])
+        if status == "limited":
+            raise RateLimited(rates, int(detail))
         if status == "full":
             raise TooManyJobs(cap)
-        if existing:
-            job = self.get(existing)
+        if status == "existing":
+            job = self.get(detail)
             if job is not None:
                 return job
             # It expired between the script and the read: this submission now creates anew.
             return self.submit(mode, puzzle, options, client=client)
         return Job.from_hash(record)
+
+    @guarded
+    def count_request(self, client: str | None, rates: Sequence[Rate]) -> None:
+        """Count a job-creating request that was refused before submit's script counted it.
+
+        Raises RateLimited when it takes the client over one of its rates.
+        """
+        if client is None or not rates:
+            return
+        keys = rate_keys(self.prefix, client, rates)
+        wait = int(self._scripts["count"](keys, rate_args(rates)))
+        if wait > 0:
+            raise RateLimited(rates, wait)
 
     def _message(self, mode: Mode, job_id: str) -> str:
         """The job's Celery task message (the app is built once and never connects here)."""
@@ -196,15 +238,19 @@ class JobStore:
         if self._waiters is None:
             self._waiters = Waiters(self.settings)
         with self._waiters.watch(job_id) as ended:
-            job = self.get(job_id)
-            while job is not None and not job.done:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                ended.wait(min(left, RECHECK))
-                ended.clear()
-                job = self.get(job_id)
-        return job
+            # A look at the state alone is enough to know whether to wait.
+            if self.redis.hget(self.key("job", job_id), "state") not in UNFINISHED:
+                return self.get(job_id)
+            while (left := deadline - time.monotonic()) > 0:
+                ended.event.wait(min(left, RECHECK))
+                ended.event.clear()
+                record, ended.record = ended.record, None
+                # A worker's final write sends the record along; other ends send only the id.
+                job = Job.from_hash(record) if record and "shards" not in record else None
+                job = job or self.get(job_id)
+                if job is None or job.done:
+                    return job
+        return self.get(job_id)
 
     def close(self) -> None:
         """Stop this store's waiter subscription, if it has one (processes exit without this)."""

@@ -28,6 +28,7 @@ class State(StrEnum):
 
 
 TERMINAL = frozenset({State.SUCCEEDED, State.FAILED, State.CANCELED})
+UNFINISHED = frozenset({State.QUEUED, State.RUNNING})
 
 
 class Mode(StrEnum):
@@ -43,7 +44,7 @@ def key_for(prefix: str, kind: str, name: str = "") -> str:
         return f"{prefix}:job:{name}"
     if kind in ("solutions", "grid"):
         return f"{prefix}:job:{name}:{kind}"
-    if kind in ("dedup", "workers", "client"):
+    if kind in ("dedup", "workers", "client", "rate"):
         return f"{prefix}:{kind}:{name}"
     if kind in ("leases", "queued", "finished"):  # finished: a pub/sub channel, not a key
         return f"{prefix}:{kind}"

@@ -65,7 +65,8 @@ return {'run', attempt, ARGV[2], ARGV[3], redis.call('HGETALL', KEYS[1])}
 # KEYS: job hash, solutions list, grid hash, leases zset.
 # ARGV: attempt, now, lease_until, ttl, cap, batch_seq, job_id, final_state ('' = still running),
 #       width, batch (solutions of `width` characters each, concatenated), chunk, the finished
-#       channel, n_fields, field/value pairs..., n_grid, grid field/value pairs...
+#       channel (the final write publishes "id\n{record as JSON}" there), n_fields,
+#       field/value pairs..., n_grid, grid field/value pairs...
 # The list holds chunks of `chunk` solutions; only the last one may be partial and is topped
 # up with LSET (compact in memory, one list element per thousand solutions).
 # Returns 0 when refused (stale attempt or job not running), 1 when written, 2 when written
@@ -109,7 +110,10 @@ local ttl = ARGV[4]
 if ARGV[8] ~= '' then
   redis.call('HSET', KEYS[1], 'state', ARGV[8], 'finished', ARGV[2], 'eta', '')
   redis.call('ZREM', KEYS[4], ARGV[7])
-  redis.call('PUBLISH', ARGV[12], ARGV[7])
+  -- The record goes along, so whoever waits for this job need not read it back.
+  local flat, record = redis.call('HGETALL', KEYS[1]), {}
+  for j = 1, #flat, 2 do record[flat[j]] = flat[j + 1] end
+  redis.call('PUBLISH', ARGV[12], ARGV[7] .. '\\n' .. cjson.encode(record))
 else
   redis.call('HSET', KEYS[1], 'lease', ARGV[3])
   redis.call('ZADD', KEYS[4], ARGV[3], ARGV[7])
@@ -169,14 +173,51 @@ redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 return s[3]
 """
 
+# Counts one job-creating request against each of a client's rate windows (fixed windows that
+# start at their first request). KEYS from `first`: one counter per window; ARGV from `at`:
+# amount, seconds per window. Returns the seconds until the latest-ending exceeded window
+# resets, or 0 when no window is exceeded. Shared by CREATE and COUNT.
+RATE = """
+local function over_rate(first, n, at)
+  local wait = 0
+  for i = 0, n - 1 do
+    local key = KEYS[first + i]
+    local count = redis.call('INCR', key)
+    if count == 1 then redis.call('EXPIRE', key, ARGV[at + 2 * i + 1]) end
+    if count > tonumber(ARGV[at + 2 * i]) then
+      wait = math.max(wait, redis.call('TTL', key), 1)
+    end
+  end
+  return wait
+end
+"""
+
+# Counts a request refused before CREATE could count it (a malformed body, a bad puzzle).
+# KEYS: the client's window counters.  ARGV: amount, seconds per window.
+# Returns seconds to wait (over a limit) or 0.
+COUNT = (
+    RATE
+    + """
+return over_rate(1, #KEYS, 1)
+"""
+)
+
 # Creates a job record unless an identical live or succeeded job exists, and pushes its Celery
 # task message onto the broker's list for its queue (worker/messages.py builds it): the record
-# and its message appear together or not at all, in one round trip.
-# KEYS: job hash, dedup string, queued zset, broker list[, the client's set of unfinished ids].
-# ARGV: job key prefix ("{p}:job:"), ttl, client cap, job_id, created, message,
-#       field/value pairs...
-# Returns {'existing', old_id} | {'full', ''} (the client is at its cap) | {'created', ''}.
-CREATE = """
+# and its message appear together or not at all, in one round trip. The request is first
+# counted against the client's rate windows (every request counts, even an identical one).
+# KEYS: job hash, dedup string, queued zset, broker list, the client's set of unfinished ids
+#       (checked only when the cap is above 0), n rate window counters.
+# ARGV: job key prefix ("{p}:job:"), ttl, client cap (0: none), job_id, created, message, n,
+#       amount, seconds per rate window..., field/value pairs...
+# Returns {'limited', seconds} | {'existing', old_id} | {'full', ''} (the client is at its cap)
+# | {'created', ''}.
+CREATE = (
+    RATE
+    + """
+local n = tonumber(ARGV[7])
+local wait = over_rate(6, n, 8)
+if wait > 0 then return {'limited', tostring(wait)} end
 local old = redis.call('GET', KEYS[2])
 if old then
   local state = redis.call('HGET', ARGV[1] .. old, 'state')
@@ -185,7 +226,7 @@ if old then
   end
 end
 local ttl = tonumber(ARGV[2])
-if KEYS[5] then
+if tonumber(ARGV[3]) > 0 then
   -- An expired record counts as finished.
   local finished, live = {}, 0
   for _, id in ipairs(redis.call('SMEMBERS', KEYS[5])) do
@@ -201,7 +242,7 @@ if KEYS[5] then
   redis.call('SADD', KEYS[5], ARGV[4])
   redis.call('EXPIRE', KEYS[5], ttl)
 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 7))
+redis.call('HSET', KEYS[1], unpack(ARGV, 8 + 2 * n))
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('SET', KEYS[2], ARGV[4], 'EX', ttl)
 -- Watched by the sweep: a job still queued while its queue is empty lost its message.
@@ -210,6 +251,7 @@ redis.call('EXPIRE', KEYS[3], ttl)
 redis.call('LPUSH', KEYS[4], ARGV[6])
 return {'created', ''}
 """
+)
 
 # KEYS: queued zset, job hash, the broker's solve list, the broker's enumerate list.
 # ARGV: job_id, now, cutoff (score before which the job counts as waiting long), ttl.

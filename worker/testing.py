@@ -88,7 +88,7 @@ class RedisServer:
         args = [
             shutil.which("redis-server") or "redis-server",
             "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.dir),
-            "--save", "", "--databases", "64", "--protected-mode", "no",
+            "--save", "", "--databases", "1024", "--protected-mode", "no",
             "--maxmemory-policy", "noeviction",
             "--appendonly", "yes" if self.appendonly else "no", "--appendfsync", "everysec",
         ]  # fmt: skip

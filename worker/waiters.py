@@ -1,15 +1,17 @@
 """Waiting for jobs to end without polling: one subscriber per process wakes every waiter.
 
-Every Lua script that ends a job publishes its id on the `finished` channel (key_for). A web
-process keeps one pub/sub connection for all its waiting requests, whatever their number; each
-waiter registers an Event under its job id before it reads the job, so an end published
-between the read and the wait still wakes it. Pub/sub delivery is best-effort (a reconnect can
-drop messages), so waiters also look again every RECHECK seconds and all are woken after a
-reconnect: a lost message costs a little latency, never a missed end.
+Every Lua script that ends a job publishes its id on the `finished` channel (key_for); a
+worker's final write adds the whole record ("id\n{json}"), so its waiters need not read it
+again. A web process keeps one pub/sub connection for all its waiting requests, whatever their
+number; each waiter registers a Watch under its job id before it reads the job, so an end
+published between the read and the wait still wakes it. Pub/sub delivery is best-effort (a
+reconnect can drop messages), so waiters also look again every RECHECK seconds and all are
+woken after a reconnect: a lost message costs a little latency, never a missed end.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -28,34 +30,44 @@ RECHECK = 1.0  # seconds between a waiter's own looks at its job, messages or no
 SUBSCRIBE_TIMEOUT = 2.0  # seconds the first waiter gives the subscriber to start listening
 
 
+class Watch:
+    """One waiting request: its event, and the ended job's record when the message had it."""
+
+    __slots__ = ("event", "record")
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.record: dict[str, str] | None = None
+
+
 class Waiters:
-    """The Events of this process's waiting requests, keyed by job id, and their subscriber."""
+    """The Watches of this process's waiting requests, keyed by job id, and their subscriber."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.channel = key_for(settings.key_prefix, "finished")
         self._lock = threading.Lock()
-        self._events: dict[str, set[threading.Event]] = {}
+        self._watches: dict[str, set[Watch]] = {}
         self._ready = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._pid = 0
 
     @contextmanager
-    def watch(self, job_id: str) -> Iterator[threading.Event]:
-        """An Event set whenever job_id is published as ended (register before reading)."""
+    def watch(self, job_id: str) -> Iterator[Watch]:
+        """A Watch set whenever job_id is published as ended (register before reading)."""
         self._start()
-        event = threading.Event()
+        watch = Watch()
         with self._lock:
-            self._events.setdefault(job_id, set()).add(event)
+            self._watches.setdefault(job_id, set()).add(watch)
         try:
-            yield event
+            yield watch
         finally:
             with self._lock:
-                events = self._events.get(job_id, set())
-                events.discard(event)
-                if not events:
-                    self._events.pop(job_id, None)
+                watches = self._watches.get(job_id, set())
+                watches.discard(watch)
+                if not watches:
+                    self._watches.pop(job_id, None)
 
     def close(self) -> None:
         """Stop the subscriber thread (it also dies with the process: it is a daemon)."""
@@ -77,16 +89,17 @@ class Waiters:
         # Not fatal when Redis is slow: the waiter's own RECHECK covers the gap.
         self._ready.wait(SUBSCRIBE_TIMEOUT)
 
-    def _wake(self, job_id: str | None) -> None:
-        """Set the Events of one job's waiters (of every waiter when job_id is None)."""
+    def _wake(self, job_id: str | None, record: dict[str, str] | None = None) -> None:
+        """Wake one job's waiters, handing them its record (every waiter when job_id is None)."""
         with self._lock:
             if job_id is None:
-                groups = list(self._events.values())
+                groups = list(self._watches.values())
             else:
-                groups = [self._events.get(job_id, set())]
-            for events in groups:
-                for event in events:
-                    event.set()
+                groups = [self._watches.get(job_id, set())]
+            for watches in groups:
+                for watch in watches:
+                    watch.record = record
+                    watch.event.set()
 
     def _listen(self) -> None:
         """Subscribe and dispatch messages until closed, reconnecting after failures."""
@@ -104,7 +117,8 @@ class Waiters:
                         self._ready.set()
                         self._wake(None)  # ends published while we were away were missed
                     elif message["type"] == "message":
-                        self._wake(str(message["data"]))
+                        job_id, _, record = str(message["data"]).partition("\n")
+                        self._wake(job_id, json.loads(record) if record else None)
             except Exception as error:  # noqa: BLE001 (Redis away, or worse: keep serving)
                 level = logging.WARNING if isinstance(error, UNREACHABLE) else logging.ERROR
                 log.log(

@@ -19,7 +19,7 @@ from worker.testing import wait_job as wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts" / "web"
-WEB_DB = 63  # the session redis-server has 64 databases; fresh_settings counts up from 1
+WEB_DB = 1023  # the session redis-server has 1024 databases; fresh_settings counts up from 1
 
 
 @pytest.fixture(scope="session")
