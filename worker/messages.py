@@ -19,14 +19,17 @@ from typing import Any
 
 from celery import Celery
 
-ORIGIN = f"gen{os.getpid()}@{socket.gethostname()}"
+
+def origin() -> str:
+    """Who sent the message, as Celery names it: "gen<pid>@<host>" (this process, after forks)."""
+    return f"gen{os.getpid()}@{socket.gethostname()}"
 
 
 def task_message(app: Celery, name: str, job_id: str, queue: str, expires: float) -> str:
     """The JSON text kombu would LPUSH onto `queue` for send_task(name, args=[job_id])."""
     task_id = str(uuid.uuid4())
     message = app.amqp.as_task_v2(
-        task_id, name, args=[job_id], kwargs={}, expires=expires, origin=ORIGIN
+        task_id, name, args=[job_id], kwargs={}, expires=expires, origin=origin()
     )
     body = json.dumps(message.body).encode()
     properties: dict[str, Any] = {
