@@ -78,7 +78,8 @@ class Waiters:
     def _start(self) -> None:
         """Start the subscriber in this process once (a forked child starts its own)."""
         with self._lock:
-            if self._pid != os.getpid() or self._thread is None or not self._thread.is_alive():
+            started = self._pid != os.getpid() or not (self._thread and self._thread.is_alive())
+            if started:
                 self._pid = os.getpid()
                 self._ready.clear()
                 self._stop.clear()
@@ -86,8 +87,10 @@ class Waiters:
                     target=self._listen, name="alphametic-waiters", daemon=True
                 )
                 self._thread.start()
-        # Not fatal when Redis is slow: the waiter's own RECHECK covers the gap.
-        self._ready.wait(SUBSCRIBE_TIMEOUT)
+        if started:
+            # Only the first waiter gives it time to subscribe; while Redis is away later
+            # waiters do not queue up here, and their own RECHECK covers any gap.
+            self._ready.wait(SUBSCRIBE_TIMEOUT)
 
     def _wake(self, job_id: str | None, record: dict[str, str] | None = None) -> None:
         """Wake one job's waiters, handing them its record (every waiter when job_id is None)."""

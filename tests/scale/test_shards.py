@@ -13,6 +13,7 @@ import pytest
 import redis
 
 import alphametic
+import worker.jobs
 from worker.config import Settings
 from worker.jobs import Job, JobStore, State, encode, key_for
 from worker.shards import plan, shard_id
@@ -198,3 +199,25 @@ def test_time_limit_fails_the_sharded_job_at_once(
     assert sum(r["attempt"] == "0" for r in records) >= 5  # queued ones never started
     page = store.solutions(job.id, 0, 10)
     assert page is not None and page.total == job.solutions_found > 0
+
+
+def test_waiting_on_a_sharded_job_is_woken_by_its_end(
+    sharding: Settings,
+    worker_factory: Any,
+    store_factory: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """JobStore.wait on a sharded job returns when the last shard ends the parent (published
+    by the script that ends it), not at the waiter's own re-check a minute later."""
+    monkeypatch.setattr(worker.jobs, "RECHECK", 60.0)
+    worker_factory(sharding, "enumerate")
+    store = store_factory(sharding)
+    job = store.submit("enumerate", *MID)
+    try:
+        started = time.monotonic()
+        done = store.wait(job.id, 60.0)
+        assert done is not None and done.state is State.SUCCEEDED, done
+        assert done.solutions_found == 290_304 and len(shard_records(sharding, job.id)) == 11
+        assert time.monotonic() - started < 30
+    finally:
+        store.close()
