@@ -8,6 +8,8 @@ Redis layout (every key under settings.key_prefix, built by key_for(), every key
   {p}:job:{id}:grid       hash: "{letter}:{digit}" -> solutions with that letter on that digit
   {p}:dedup:{sha256}      string: the job id of an identical submission
   {p}:client:{client}     set: ids of a client's jobs not seen finished yet (the queued cap)
+  {p}:rate:{client}:{n}/{s}  counter: the client's job-creating requests in the current window
+                          of a rate of n per s seconds (expires with the window; worker/rates.py)
   {p}:leases              zset: running job ids scored by lease expiry (for takeover)
   {p}:queued              zset: submitted job ids scored by when their message was last sent
   {p}:job:{id}.{n}        the n-th shard of a big enumerate job (worker/shards.py): a job record
