@@ -23,6 +23,7 @@ Redis layout (every key under settings.key_prefix, built by key_for(), every key
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 import uuid
@@ -114,7 +115,10 @@ class JobStore:
         try:
             checked_mode, parsed = normalise(mode, puzzle, options)
         except (ValueError, alphametic.PuzzleError):
-            self.count_request(client, rates)  # refused, but still a request of this client
+            # Refused, but still a request of this client; with Redis away it is not counted,
+            # and the client still learns what is wrong with its puzzle.
+            with contextlib.suppress(Unavailable):
+                self.count_request(client, rates)
             raise
         dedup = self.key("dedup", fingerprint(checked_mode, parsed))
         new_id = str(uuid.uuid4())

@@ -254,3 +254,6 @@ def test_redis_down_is_503(web_settings: Any) -> None:
     page = client.get(f"/jobs/{uuid.uuid4()}")
     assert page.status_code == 503 and b"cannot be reached" in page.data
     assert client.get("/healthz").status_code == 200
+    # What is wrong with a request is still said with Redis away (it just goes uncounted).
+    assert_problem(client.post("/api/jobs", json={"puzzle": "A + B"}), 422)
+    assert_problem(client.post("/api/jobs", data="{", content_type="application/json"), 422)
