@@ -57,7 +57,7 @@ def test_redis_restart_loses_nothing_and_runs_nothing_twice(
     ]
     for job in outcome.jobs:
         assert job.attempt <= 2, job.to_dict()
-        assert ran_once(workers, job.id) == ""
+        assert ran_once(workers, job) == ""
         if job.mode is Mode.ENUMERATE:
             assert mismatch(store, job) == ""
         else:
@@ -199,5 +199,5 @@ def test_sharded_job_whose_shard_messages_were_lost_still_completes(
     broker.delete("enumerate")
     (done,) = wait_done(store, [job.id], 30)
     assert done.state is State.SUCCEEDED, done.to_dict()
-    assert mismatch(store, done) == "" and ran_once([worker], job.id) == ""
+    assert mismatch(store, done) == "" and ran_once([worker], done) == ""
     assert "queued but its queue is empty: message sent again" in worker.log()
