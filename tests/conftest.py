@@ -194,6 +194,15 @@ def redis_factory() -> Iterator[Callable[..., RedisServer]]:
 
 
 @pytest.fixture()
+def no_recheck(monkeypatch: pytest.MonkeyPatch) -> None:
+    """JobStore.wait looks at its job on its own only after a minute: a wait that ends
+    sooner was woken by a published end (worker/waiters.py)."""
+    import worker.jobs
+
+    monkeypatch.setattr(worker.jobs, "RECHECK", 60.0)
+
+
+@pytest.fixture()
 def wait_job() -> Callable[..., Job]:
     """worker.testing.wait_job as a fixture: wait_job(store, id, predicate, timeout)."""
     return poll_job

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import uuid
 from collections.abc import Iterable, Mapping
@@ -11,7 +10,7 @@ from typing import Any
 from flask import current_app, g, request
 
 import alphametic
-from worker.jobs import JobStore, Unavailable
+from worker.jobs import JobStore
 
 # Seconds a client at the cap of unfinished jobs is told to wait before retrying.
 QUEUE_FULL_RETRY = 5
@@ -38,13 +37,8 @@ def submit(mode: str, puzzle: str, options: Mapping[str, Any]) -> Any:
 
 
 def count_request() -> None:
-    """Count a job-creating request refused before it reached submit (RateLimited beyond).
-
-    Best-effort: with Redis away the request is not counted, and the client still gets the
-    4xx that says what is wrong with it rather than a 503.
-    """
-    with contextlib.suppress(Unavailable):
-        store().count_request(client_id(), current_app.extensions["alphametic.rates"])
+    """Count a job-creating request refused before it reached submit (RateLimited beyond)."""
+    store().count_request(client_id(), current_app.extensions["alphametic.rates"])
 
 
 def valid_id(job_id: str) -> bool:

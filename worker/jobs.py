@@ -23,7 +23,6 @@ Redis layout (every key under settings.key_prefix, built by key_for(), every key
 
 from __future__ import annotations
 
-import contextlib
 import json
 import time
 import uuid
@@ -52,7 +51,7 @@ from .records import (
     key_for,
 )
 from .scripts import COUNT, CREATE
-from .store import Unavailable, call, connect, guarded
+from .store import UNREACHABLE, Unavailable, call, connect, guarded
 from .waiters import RECHECK, Waiters
 
 __all__ = [
@@ -115,10 +114,7 @@ class JobStore:
         try:
             checked_mode, parsed = normalise(mode, puzzle, options)
         except (ValueError, alphametic.PuzzleError):
-            # Refused, but still a request of this client; with Redis away it is not counted,
-            # and the client still learns what is wrong with its puzzle.
-            with contextlib.suppress(Unavailable):
-                self.count_request(client, rates)
+            self.count_request(client, rates)  # refused, but still a request of this client
             raise
         dedup = self.key("dedup", fingerprint(checked_mode, parsed))
         new_id = str(uuid.uuid4())
@@ -159,16 +155,20 @@ class JobStore:
             return self.submit(mode, puzzle, options, client=client)
         return Job.from_hash(record)
 
-    @guarded
     def count_request(self, client: str | None, rates: Sequence[Rate]) -> None:
         """Count a job-creating request that was refused before submit's script counted it.
 
-        Raises RateLimited when it takes the client over one of its rates.
+        Raises RateLimited when it takes the client over one of its rates. Best-effort: with
+        Redis away the request goes uncounted, so the client still learns what is wrong with
+        it (a 4xx) rather than getting a 503.
         """
         if client is None or not rates:
             return
         keys = rate_keys(self.prefix, client, rates)
-        wait = int(self._scripts["count"](keys, rate_args(rates)))
+        try:
+            wait = int(self._scripts["count"](keys, rate_args(rates)))
+        except UNREACHABLE:
+            return
         if wait > 0:
             raise RateLimited(rates, wait)
 

@@ -13,7 +13,6 @@ import pytest
 import redis
 
 import alphametic
-import worker.jobs
 from worker.config import Settings
 from worker.jobs import Job, JobStore, State, encode, key_for
 from worker.shards import plan, shard_id
@@ -205,11 +204,10 @@ def test_waiting_on_a_sharded_job_is_woken_by_its_end(
     sharding: Settings,
     worker_factory: Any,
     store_factory: Any,
-    monkeypatch: pytest.MonkeyPatch,
+    no_recheck: None,
 ) -> None:
     """JobStore.wait on a sharded job returns when the last shard ends the parent (published
     by the script that ends it), not at the waiter's own re-check a minute later."""
-    monkeypatch.setattr(worker.jobs, "RECHECK", 60.0)
     worker_factory(sharding, "enumerate")
     store = store_factory(sharding)
     job = store.submit("enumerate", *MID)

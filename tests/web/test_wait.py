@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from flask import Flask
 
-import worker.jobs
 from tests.web.conftest import make_app
 from tests.web.test_api import assert_problem
 from worker.config import Settings
@@ -18,10 +17,7 @@ from worker.config import Settings
 SLOW = 60.0
 
 
-@pytest.fixture(autouse=True)
-def no_recheck(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Waits end on published ends only (the periodic re-check is a minute away)."""
-    monkeypatch.setattr(worker.jobs, "RECHECK", SLOW)
+pytestmark = pytest.mark.usefixtures("no_recheck")
 
 
 @pytest.fixture()

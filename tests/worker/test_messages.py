@@ -13,7 +13,7 @@ import redis
 
 from worker.celery_app import TASK_NAMES, make_app
 from worker.config import Settings
-from worker.jobs import JobStore, State
+from worker.jobs import Job, JobStore, State
 from worker.messages import task_message
 
 # Fields that differ between any two messages: ids, timestamps, where it was sent from.
@@ -64,7 +64,9 @@ def test_message_has_kombus_shape(fresh_settings: Callable[..., Settings]) -> No
 
 
 def test_submit_pushes_record_and_message_together(
-    fresh_settings: Callable[..., Settings], worker_factory: Callable[..., Any]
+    fresh_settings: Callable[..., Settings],
+    worker_factory: Callable[..., Any],
+    wait_job: Callable[..., Job],
 ) -> None:
     """The record and its message appear in one step; a real worker then runs the job."""
     settings = fresh_settings()
@@ -76,9 +78,6 @@ def test_submit_pushes_record_and_message_together(
     assert json.loads(base64.b64decode(message["body"]))[0] == [job.id]
     assert message["headers"]["task"] == TASK_NAMES["solve"]
     worker_factory(settings, queues="solve")
-    deadline = time.monotonic() + 30
-    while (found := store.get(job.id)) is not None and not found.done:
-        assert time.monotonic() < deadline, found
-        time.sleep(0.02)
-    assert found is not None and found.state is State.SUCCEEDED
+    found = wait_job(store, job.id)
+    assert found.state is State.SUCCEEDED
     assert found.solution == {"S": 9, "E": 5, "N": 6, "D": 7, "M": 1, "O": 0, "R": 8, "Y": 2}

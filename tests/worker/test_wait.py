@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-import worker.jobs
 from worker.config import Settings
 from worker.jobs import Job, JobStore, State
 from worker.testing import RedisServer
@@ -21,10 +20,7 @@ from worker.testing import RedisServer
 SLOW = 60.0  # seconds: far longer than any wait below may take
 
 
-@pytest.fixture(autouse=True)
-def no_recheck(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Waiters look at their job again only after a minute: only messages wake them sooner."""
-    monkeypatch.setattr(worker.jobs, "RECHECK", SLOW)
+pytestmark = pytest.mark.usefixtures("no_recheck")
 
 
 @pytest.fixture()
