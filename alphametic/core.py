@@ -4,7 +4,8 @@ How it stays fast in pure Python (measured with bench/engine.py):
 - one linear equation sum(c * d) == 0 over the letters in plan order (biggest |c| first);
 - a node gets its digit range [lo, hi] from its parent, which computed it from the window
   of what the letters after it can still add (cached per depth and used digits), so a child
-  whose range is empty is never called; a column modulus turns the range into a stride;
+  whose range is empty is never called; a column modulus turns the range into a stride
+  (bounds.py explains the oriented window behind ``x, y = -((t + a)//c1), (-t - b)//c1``);
 - the last letter is solved by division and the one before it is an inline loop;
 - states (depth, partial sum, used digits) recur in symmetric puzzles, so they are memoised,
   and the memo is dropped early when they do not recur (it costs more than it saves); the
@@ -20,7 +21,8 @@ from itertools import permutations
 from operator import itemgetter
 from typing import Any
 
-from .order import Plan, falling
+from .bounds import window
+from .plan import Plan, falling
 
 # Memo of (depth, partial sum, used digits) -> completions, capped (entries plus stored
 # tails, ~200 bytes each) to bound memory; dropped if under 1 in 8 lookups hit by PROBE states.
@@ -267,8 +269,8 @@ def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[l
         if not r and dlo_[last] <= q <= dhi_[last] and not used >> q & 1:
             yield emit(last, used, [(q,)])
     else:
-        a, b = rest[used << 6 | top]
-        x, y = max(dlo_[top], -((s + a) // coef[top])), min(dhi_[top], (-s - b) // coef[top])
+        x, y = window(coef[top], s, *rest[used << 6 | top])
+        x, y = max(dlo_[top], x), min(dhi_[top], y)
         if x > y:
             return
         if top >= cut:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from .bounds import window
 from .core import MEMO_CAP, PROBE, Tally, Tick, given
-from .order import Plan
+from .plan import Plan
 
 
 def count_tree(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> None:
@@ -133,7 +134,7 @@ def count_tree(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> None:
         ok = not r and dlo_[last] <= q <= dhi_[last] and not used >> q & 1
         tally.found = idle(used | 1 << q) if ok else 0
     else:
-        a, b = rest[used << 6 | top]
-        x, y = max(dlo_[top], -((s + a) // coef[top])), min(dhi_[top], (-s - b) // coef[top])
+        x, y = window(coef[top], s, *rest[used << 6 | top])
+        x, y = max(dlo_[top], x), min(dhi_[top], y)
         if x <= y:
             node(top, s, used, x, y)

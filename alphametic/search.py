@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from .core import Run, Solution, Tally, batches
 from .counting import count_tree
-from .order import plan_for
+from .plan import plan_for
 
 if TYPE_CHECKING:
     from .puzzle import Puzzle
@@ -191,14 +191,13 @@ def shards(puzzle: Puzzle, depth: int) -> list[tuple[tuple[int, ...], float]]:
     if plan.empty or (plan.last < 0 and plan.s0 != 0):
         return []
     out: list[tuple[tuple[int, ...], float]] = []
-    bounds = plan.bounds
 
     def walk(i: int, s: int, used: int, prefix: tuple[int, ...], weight: float) -> None:
         if i == depth:
             out.append((prefix, weight))
             return
         width = sum(1 for d in range(plan.dlo[i], plan.dhi[i] + 1) if not used >> d & 1)
-        for d in plan.candidates(i, s, used, bounds):
+        for d in plan.candidates(i, s, used):
             walk(i + 1, s + plan.coef[i] * d, used | 1 << d, (*prefix, d), weight / width)
 
     walk(0, plan.s0, plan.used0, (), 1.0)
@@ -212,12 +211,11 @@ def estimate(puzzle: Puzzle, probes: int = 24) -> float:
     if plan.empty:
         return 1.0
     rng = random.Random(0)
-    bounds = plan.bounds
     total = 0.0
     for _ in range(probes):
         s, used, size, product = plan.s0, plan.used0, 1.0, 1.0
         for i in range(plan.n):
-            options = plan.candidates(i, s, used, bounds)
+            options = plan.candidates(i, s, used)
             if not options:
                 break
             product *= len(options)

@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from corpus import corpus  # noqa: E402
 
 from alphametic import Puzzle, Search, parse  # noqa: E402
-from alphametic.order import forget_plans  # noqa: E402
+from alphametic.plan import forget_plans  # noqa: E402
 
 CONFORMANCE = ROOT / "tests" / "data" / "exercism-alphametics.json"
 PEER = ROOT.parent / "shared" / "peers" / "seed000.cpp"

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from alphametic import LeadingZeros, Puzzle, Search, as_dict, count, estimate, parse, shards, solve
-from alphametic.order import forget_plans
+from alphametic.plan import forget_plans
 
 # 10 letters, every coefficient non-zero, no solution: the full tree is searched.
 UNSOLVABLE = "ABCDE + FGHIJ = JIHGFA"

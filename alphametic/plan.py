@@ -9,10 +9,9 @@ from math import gcd
 from threading import Lock
 from typing import TYPE_CHECKING, Any
 
-from .bounds import Ranges
+from .bounds import Ranges, window
 
 if TYPE_CHECKING:
-    from .bounds import _Signs
     from .puzzle import Puzzle
 
 # Plans (with their caches) kept per process: the shards of one job run one after another,
@@ -63,14 +62,6 @@ def falling(n: int, k: int) -> int:
     return result
 
 
-def by_magnitude(live: list[str], coefficients: dict[str, int], base: int) -> list[str]:
-    """Return the letters by |coefficient| descending."""
-    return sorted(live, key=lambda x: -abs(coefficients[x]))
-
-
-ORDER = by_magnitude
-
-
 class Memo:
     """A memo of search states shared by the runs over one puzzle, with its keep-or-drop verdict."""
 
@@ -96,7 +87,7 @@ class Plan:
         live = [x for x in letters if x not in fixed and coefficients[x]]
         # Biggest weight first: the interval bound then cuts hardest near the root. (Ordering
         # by column first, as the notes suggest, measured 3-7x slower on the bench corpus.)
-        live = ORDER(live, coefficients, base)
+        live.sort(key=lambda x: -abs(coefficients[x]))
         # Zero-coefficient letters last, those that may not be 0 first (they are branched on;
         # the others are plain permutations of the digits left).
         idle = [x for x in letters if x not in fixed and not coefficients[x]]
@@ -125,13 +116,11 @@ class Plan:
         heads.update({x: k for k, x in enumerate(fixed)})
         self.live_slots = tuple(heads[x] for x in letters)
         self._fixed = tuple(fixed)
-        self.signs: list[_Signs | None] = [None] * max(self.last, 0)
-        self.avail: dict[int, list[int]] = {}
         self._moduli()
         self._layout()
         # Caches filled by the searches (windows, memos): pure functions of the puzzle, so
         # every run over it (a shard, a re-run) reuses them instead of rebuilding them.
-        self.bounds = Ranges(self)
+        self.bounds = Ranges(base, self.coef, self.nz, self.last)
         self.counts, self.tails = Memo(), Memo()
 
     def with_prefix(self, prefix: Sequence[int]) -> Plan:
@@ -167,7 +156,7 @@ class Plan:
         self.tail_slots = tuple(tail[x] for x in self.letters)
         # Solutions in each lazy run: arrangements of the digits left after order[:free].
         self.run_size = falling(self.base - len(fixed) - f, self.n - f)
-        self._idle(nonzero)
+        self._idle()
 
     def _moduli(self) -> None:
         """Per depth: the column modulus that the partial sum must satisfy after that letter."""
@@ -188,9 +177,9 @@ class Plan:
                 self.step[i], self.g[i] = m, g
                 self.inv[i] = pow(coef[i] // g % m, -1, m)
 
-    def _idle(self, nonzero: frozenset[str]) -> None:
+    def _idle(self) -> None:
         """Arrangement counts of the zero-coefficient letters after the prefix, by free digits."""
-        start = max(self.last + 1, len(self.prefix))
+        nonzero, start = self.nonzero, max(self.last + 1, len(self.prefix))
         self.idle_start = start
         z = self.n - start
         k = sum(1 for x in self.order[start:] if x in nonzero)
@@ -200,11 +189,10 @@ class Plan:
             falling(r, z) - k * falling(r - 1, z - 1) if z else 1 for r in range(self.base + 1)
         ]
 
-    def digits(self, i: int, s: int, used: int, bounds: Ranges) -> range:
+    def digits(self, i: int, s: int, used: int) -> range:
         """Return the digit range depth i < last may take given the partial sum (no checks)."""
-        c = self.coef[i]
-        a, b = bounds[used << 6 | i]
-        lo, hi = max(self.dlo[i], -((s + a) // c)), min(self.dhi[i], (-s - b) // c)
+        lo, hi = window(self.coef[i], s, *self.bounds[used << 6 | i])
+        lo, hi = max(self.dlo[i], lo), min(self.dhi[i], hi)
         m = self.step[i]
         if m > 1:
             if s % self.g[i]:
@@ -212,7 +200,7 @@ class Plan:
             lo += ((-s // self.g[i]) * self.inv[i] - lo) % m
         return range(lo, hi + 1, m)
 
-    def candidates(self, i: int, s: int, used: int, bounds: Ranges) -> list[int]:
+    def candidates(self, i: int, s: int, used: int) -> list[int]:
         """Return the digits depth i may take that survive pruning (slow path, not the core)."""
         dlo, dhi = self.dlo[i], self.dhi[i]
         if i > self.last:
@@ -223,16 +211,16 @@ class Plan:
             ok = not r and dlo <= q <= dhi and not used >> q & 1
             return [q] if ok else []
         out = []
-        for d in self.digits(i, s, used, bounds):
-            if not used >> d & 1 and self._alive(i + 1, s + c * d, used | 1 << d, bounds):
+        for d in self.digits(i, s, used):
+            if not used >> d & 1 and self._alive(i + 1, s + c * d, used | 1 << d):
                 out.append(d)
         return out
 
-    def _alive(self, i: int, s: int, used: int, bounds: Ranges) -> bool:
+    def _alive(self, i: int, s: int, used: int) -> bool:
         """Return whether a node passes the checks the search core makes before entering it."""
         if i == self.last:
-            return bool(self.candidates(i, s, used, bounds))
-        return i > self.last or bool(self.digits(i, s, used, bounds))
+            return bool(self.candidates(i, s, used))
+        return i > self.last or bool(self.digits(i, s, used))
 
     def place(self, path: Sequence[int], depth: int) -> tuple[float, float]:
         """Return the tree weight passed before the node path[:depth], and the node's weight."""
