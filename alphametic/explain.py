@@ -1,0 +1,217 @@
+"""Explain a puzzle's answer as a person would find it: deductions, then a few cases."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .difficulty import Difficulty, rate
+from .explain_model import Model, State, digits_of
+from .explain_rules import Reasoner
+from .explain_text import ENGLISH, Step
+from .puzzle import Puzzle
+from .render import render_line
+from .search import Search, as_dict
+
+__all__ = ["ENGLISH", "Explanation", "Step", "explain"]
+
+MAX_STEPS = 80  # steps worth reading; past this the search does the rest
+MAX_DEPTH = 3  # cases inside cases, at most
+MAX_WIDTH = 6  # most digits one case split tries
+_COUNT_SECONDS = 0.3  # counting the solutions stops after this (the count then says "more than")
+
+
+@dataclass
+class Tally:
+    """What the difficulty is rated on: how much reasoning and guessing the explanation took."""
+
+    deductions: int = 0  # steps outside any case split
+    branches: int = 0  # cases tried
+    depth: int = 0  # deepest case nesting
+    open_letters: int = 0  # most letters left to the search in any unfinished branch
+    capped: bool = False
+
+
+@dataclass
+class Explanation:
+    """A puzzle's explanation: the steps, the solution and how hard it is."""
+
+    puzzle: Puzzle
+    steps: list[Step]
+    solution: dict[str, int] | None
+    count: int  # solutions (a lower bound when count_complete is False)
+    count_complete: bool
+    tally: Tally
+    difficulty: Difficulty = field(init=False)
+
+    def __post_init__(self) -> None:
+        """Rate the explanation."""
+        self.difficulty = rate(self.tally)
+
+    def as_json(self) -> dict[str, Any]:
+        """Return the JSON shape of the API: puzzle, solution, steps, difficulty."""
+        base = self.puzzle.base
+        return {
+            "puzzle": self.puzzle.text,
+            "options": self.puzzle.options(),
+            "solution": self.solution,
+            "steps": [step.as_json(base) for step in self.steps],
+            "difficulty": {"score": self.difficulty.score, "label": self.difficulty.label},
+        }
+
+    def lines(self) -> list[str]:
+        """Return the steps as English text lines, case steps indented under their case."""
+        out = []
+        for step in self.steps:
+            text = step.text(base=self.puzzle.base)
+            out.append(text if step.case is None else f"    [{step.case}] {text}")
+        out.append(f"Difficulty: {self.difficulty.label} ({self.difficulty.score})")
+        return out
+
+
+def explain(puzzle: Puzzle) -> Explanation:
+    """Explain how to solve the puzzle, step by step, and rate how hard it is."""
+    model = Model.of(puzzle)
+    reasoner = Reasoner(model)
+    state = State.start(model)
+    tally = Tally()
+    steps = _opening(model, state)
+    walker = _Walker(reasoner, steps, tally)
+    walker.branch(state, None, 0)
+    tally.deductions = sum(1 for step in steps if step.case is None)
+    solution, count, complete = _answer(puzzle)
+    steps.append(_ending(puzzle, solution, count, complete))
+    return Explanation(puzzle, steps, solution, count, complete, tally)
+
+
+_FAILED, _SOLVED, _OPEN = "failed", "solved", "open"
+
+
+class _Walker:
+    """Runs the deductions and, when they stall, the case splits, appending the steps."""
+
+    def __init__(self, reasoner: Reasoner, steps: list[Step], tally: Tally) -> None:
+        self.reasoner = reasoner
+        self.steps = steps
+        self.tally = tally
+
+    def branch(self, state: State, case: str | None, depth: int) -> str:
+        """Deduce as far as possible, then split; return failed, solved or open."""
+        for step in self.reasoner.run(state, case):
+            self.steps.append(step)
+            if step.fail:
+                return _FAILED
+        if state.solved():
+            return _SOLVED
+        open_letters = state.open_letters()
+        letter = min(open_letters, key=lambda x: (state.dom[x].bit_count(), x))
+        width = state.dom[letter].bit_count()
+        if depth >= MAX_DEPTH or width > MAX_WIDTH or len(self.steps) >= MAX_STEPS:
+            self.tally.open_letters = max(self.tally.open_letters, len(open_letters))
+            self.tally.capped = True
+            self.steps.append(Step("case_open", {"count": len(open_letters)}, case=case))
+            return _OPEN
+        return self.split(state, case, depth, letter)
+
+    def split(self, state: State, case: str | None, depth: int, letter: str) -> str:
+        """Try each digit of the letter in turn; narrow the letter to the ones that survive."""
+        digits = digits_of(state.dom[letter])
+        params = {"letter": letter, "digits": digits}
+        self.steps.append(Step("stall", params, {letter: digits}, case=case))
+        self.tally.depth = max(self.tally.depth, depth + 1)
+        outcomes: dict[int, str] = {}
+        for digit in digits:
+            if len(self.steps) >= MAX_STEPS:
+                self.tally.capped = True
+                self.steps.append(Step("cap", {}, case=case))
+                return _OPEN
+            self.tally.branches += 1
+            label = f"{letter} = {digit}" if case is None else f"{case}, {letter} = {digit}"
+            trial = state.copy()
+            trial.dom[letter] = 1 << digit
+            trial.announced.add(letter)
+            trial.eliminate()
+            outcomes[digit] = result = self.branch(trial, label, depth + 1)
+            if result == _FAILED:
+                said = {"letter": letter, "digit": digit}
+                self.steps.append(Step("case_fails", said, case=label, fail=True))
+            elif result == _SOLVED:
+                facts = {x: digits_of(m) for x, m in trial.dom.items()}
+                params = {"facts": [[x, d] for x, d in sorted(facts.items())]}
+                self.steps.append(Step("case_solved", params, facts, case=label))
+        return self._conclude(state, case, letter, outcomes)
+
+    def _conclude(
+        self, state: State, case: str | None, letter: str, outcomes: dict[int, str]
+    ) -> str:
+        """Say which digits survived the cases and narrow the letter to them."""
+        alive = [d for d, result in outcomes.items() if result != _FAILED]
+        failed = [d for d, result in outcomes.items() if result == _FAILED]
+        if not alive:
+            return _FAILED
+        state.dom[letter] = sum(1 << d for d in alive)
+        if failed:
+            if len(alive) == 1:
+                params: dict[str, Any] = {"letter": letter, "digit": alive[0]}
+                self.steps.append(Step("case_only", params, {letter: alive}, case=case))
+            else:
+                params = {"letter": letter, "failed": failed, "digits": alive}
+                self.steps.append(Step("case_narrowed", params, {letter: alive}, case=case))
+        return _SOLVED if _SOLVED in outcomes.values() else _OPEN
+
+
+def _opening(model: Model, state: State) -> list[Step]:
+    """Return the first steps: the given letters, the leading digits and the column layout."""
+    puzzle = model.puzzle
+    steps = []
+    if puzzle.fixed:
+        facts = {x: [d] for x, d in puzzle.fixed.items()}
+        for letter, digit in puzzle.fixed.items():
+            state.dom[letter] = 1 << digit
+            state.announced.add(letter)
+        steps.append(Step("given", {"facts": [[x, d] for x, d in facts.items()]}, facts))
+    leading = sorted(x for x in puzzle.nonzero_letters() if state.value(x) is None)
+    if leading:
+        for letter in leading:
+            state.dom[letter] &= ~1
+        key = "leading" if len(leading) > 1 else "leading_one"
+        steps.append(Step(key, {"letters": leading}, {x: digits_of(state.dom[x]) for x in leading}))
+    state.eliminate()
+    if len(model.columns) > 1:
+        steps.append(_layout(model, state))
+    return steps
+
+
+def _layout(model: Model, state: State) -> Step:
+    """Return the step that names the carries and bounds them."""
+    values = [c for carries in state.carries for c in carries]
+    high, low = max(values, default=0), min(values, default=0)
+    puzzle = model.puzzle
+    plain = all(sign > 0 for sign, _ in puzzle.left) and len(puzzle.right) == 1 and low == 0
+    if plain and puzzle.right[0][0] > 0:
+        return Step("columns_plain", {"first": 1, "terms": len(puzzle.left), "high": high})
+    return Step("columns", {"first": 1, "high": high, "low": low})
+
+
+def _answer(puzzle: Puzzle) -> tuple[dict[str, int] | None, int, bool]:
+    """Return the engine's first solution, the number of solutions and whether it is exact."""
+    deadline = time.monotonic() + _COUNT_SECONDS
+    first = next(Search(puzzle).solutions(), None)
+    if first is None:
+        return None, 0, True
+    search = Search(puzzle, check=lambda _: time.monotonic() > deadline)
+    total = search.count()
+    return as_dict(puzzle, first), max(total, 1), not search.stopped
+
+
+def _ending(puzzle: Puzzle, solution: dict[str, int] | None, count: int, complete: bool) -> Step:
+    """Return the last step: no solution, or the solution and how many there are."""
+    if solution is None:
+        return Step("no_solution", {})
+    facts = {x: [d] for x, d in solution.items()} if count == 1 and complete else {}
+    params: dict[str, Any] = {"line": render_line(puzzle, solution).split(" | ", 1)[1]}
+    if count == 1 and complete:
+        return Step("solution_unique", params, facts)
+    params["count"] = count
+    return Step("solutions" if complete else "solutions_many", params, facts)

@@ -1,0 +1,180 @@
+"""Explanations: every fact they state is checked against the engine's full solution set."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from alphametic import Puzzle, PuzzleError, Search, as_dict, parse
+from alphametic.explain import ENGLISH, Explanation, explain
+from alphametic.explain_text import render
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+EXERCISM = json.loads((DATA / "exercism-alphametics.json").read_text())["cases"]
+CLASSICS = [
+    "SEND + MORE = MONEY",
+    "DONALD + GERALD = ROBERT",
+    "CROSS + ROADS = DANGER",
+    "FORTY + TEN + TEN = SIXTY",
+    "BASE + BALL = GAMES",
+    "TWO + TWO = FOUR",
+    "ODD + ODD = EVEN",
+    "COUNT - COIN = SNUB",
+    "NUM + BER = PLAY",
+    "A + B + C + D + E = F + G + H + I + J",
+    "AB + DC = CBB",
+    "SATURN + URANUS + NEPTUNE + PLUTO = PLANETS",
+]
+
+
+def solutions(puzzle: Puzzle) -> list[dict[str, int]]:
+    """Return every solution, enumerated by the engine."""
+    return [as_dict(puzzle, compact) for compact in Search(puzzle).solutions()]
+
+
+def case_of(label: str | None) -> dict[str, int]:
+    """Return the assignments a case label such as 'A = 4, L = 8' makes."""
+    if label is None:
+        return {}
+    return {letter: int(digit) for letter, digit in re.findall(r"([A-Z]) = (\d+)", label)}
+
+
+def check_facts(explanation: Explanation, every: list[dict[str, int]]) -> None:
+    """Assert each step's facts hold for every solution in its case (all of them outside cases)."""
+    for step in explanation.steps:
+        assumed = case_of(step.case)
+        inside = [s for s in every if all(s[x] == d for x, d in assumed.items())]
+        if step.key == "case_fails":
+            assert not inside, f"{step.case} fails, yet has solutions"
+        for letter, digits in step.facts.items():
+            for solution in inside:
+                assert solution[letter] in digits, (step.key, step.case, letter, digits, solution)
+        step.text(base=explanation.puzzle.base)  # renders without a missing field
+
+
+def check_story(explanation: Explanation, every: list[dict[str, int]]) -> None:
+    """Assert the ending agrees with the solution set."""
+    last = explanation.steps[-1]
+    if not every:
+        assert explanation.solution is None and last.key == "no_solution"
+    else:
+        assert explanation.solution in every
+        assert explanation.count == len(every) and explanation.count_complete
+        assert last.key == ("solution_unique" if len(every) == 1 else "solutions")
+    assert explanation.difficulty.label in ("easy", "medium", "hard", "fiendish")
+
+
+@pytest.mark.parametrize("text", CLASSICS)
+def test_classic_facts_hold_for_every_solution(text: str) -> None:
+    puzzle = parse(text)
+    explanation = explain(puzzle)
+    every = solutions(puzzle)
+    check_facts(explanation, every)
+    check_story(explanation, every)
+
+
+@pytest.mark.parametrize("case", EXERCISM, ids=[c["description"] for c in EXERCISM])
+def test_exercism_cases(case: dict[str, object]) -> None:
+    puzzle = parse(str(case["puzzle"]))
+    explanation = explain(puzzle)
+    assert explanation.solution == case["expected"]
+    check_facts(explanation, solutions(puzzle))
+
+
+def test_send_more_money_begins_with_m_is_1() -> None:
+    steps = explain(parse("SEND + MORE = MONEY")).steps
+    assert [s.key for s in steps[:3]] == ["leading", "columns_plain", "extra_column"]
+    assert steps[2].facts == {"M": [1]}
+    assert steps[2].text().endswith("so M = 1 and c4 = 1.")
+    assert steps[0].text() == "M and S start words, so none of them is 0."
+    # The classic walk-through needs no case split: pure deduction finds every digit.
+    assert all(step.case is None for step in steps)
+    assert steps[-1].text() == "The solution, and the only one, is 9567 + 1085 = 10652."
+
+
+def test_parity_refutes_the_ten_letter_sum() -> None:
+    steps = explain(parse("A + B + C + D + E = F + G + H + I + J")).steps
+    assert [s.key for s in steps] == ["parity_all_fails", "no_solution"]
+    assert "adding up to 45" in steps[0].text()
+
+
+def test_a_case_split_is_explained_and_concluded() -> None:
+    explanation = explain(parse("DONALD + GERALD = ROBERT"))
+    keys = [s.key for s in explanation.steps]
+    assert "stall" in keys and "case_fails" in keys
+    split = keys.index("stall")
+    assert explanation.steps[split].case is None
+    assert any(s.key == "case_only" and s.case is None for s in explanation.steps)
+    assert explanation.tally.branches >= 2 and explanation.tally.depth >= 1
+
+
+def test_given_letters_and_other_bases() -> None:
+    puzzle = parse("SEND + MORE = MONEY", fixed={"E": 5})
+    explanation = explain(puzzle)
+    assert explanation.steps[0].key == "given" and explanation.steps[0].facts == {"E": [5]}
+    check_facts(explanation, solutions(puzzle))
+    sixteen = parse("SEND + MORE = MONEY", base=16)
+    explanation = explain(sixteen)
+    check_facts(explanation, solutions(sixteen))
+    check_story(explanation, solutions(sixteen))
+    assert "column 1 from the right" in explanation.steps[1].text(base=16)
+
+
+def test_json_shape() -> None:
+    data = explain(parse("I + BB = ILL")).as_json()
+    assert set(data) == {"puzzle", "options", "solution", "steps", "difficulty"}
+    assert data["solution"] == {"B": 9, "I": 1, "L": 0}
+    assert set(data["difficulty"]) == {"score", "label"}
+    for step in data["steps"]:
+        assert {"key", "params", "text", "facts"} <= set(step)
+        assert all(isinstance(d, int) for digits in step["facts"].values() for d in digits)
+    json.dumps(data)  # JSON-able as it is
+    assert explain(parse("AB + DC = CBB")).as_json()["solution"] is None
+
+
+def test_templates_render_from_another_table() -> None:
+    table = {"part.is": "{name} ist {value}", "part.and": "{head} und {last}"}
+    text = render("case_solved", {"facts": [["A", [1]], ["B", [2]]]}, table)
+    assert text == "Every letter is now known: A ist 1 und B ist 2."
+    assert all(isinstance(v, str) for v in ENGLISH.values())
+
+
+def test_long_sums_end_with_the_search() -> None:
+    puzzle = parse(str(EXERCISM[-1]["puzzle"]))  # 199 addends
+    explanation = explain(puzzle)
+    assert len(explanation.steps) <= 100
+    assert explanation.difficulty.label in ("hard", "fiendish")
+
+
+# Random small puzzles: two or three words, a result, maybe a '-' term, a small base.
+_words = st.text(alphabet="ABCDEFG", min_size=1, max_size=4)
+
+
+@st.composite
+def small_puzzles(draw: st.DrawFn) -> Puzzle:
+    """Draw a small puzzle that parses."""
+    addends = draw(st.lists(_words, min_size=2, max_size=3))
+    signs = [draw(st.sampled_from(["+", "+", "-"])) for _ in addends[1:]]
+    result = draw(st.text(alphabet="ABCDEFG", min_size=1, max_size=5))
+    text = addends[0] + "".join(f" {s} {w}" for s, w in zip(signs, addends[1:], strict=True))
+    base = draw(st.sampled_from([7, 8, 10, 10, 10]))
+    policy = draw(st.sampled_from(["multi-letter", "allow", "every-word"]))
+    try:
+        return parse(f"{text} = {result}", base=base, leading_zeros=policy)
+    except PuzzleError:
+        assume(False)
+        raise
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_puzzles())
+def test_random_puzzles_state_only_true_facts(puzzle: Puzzle) -> None:
+    explanation = explain(puzzle)
+    every = solutions(puzzle)
+    check_facts(explanation, every)
+    check_story(explanation, every)
