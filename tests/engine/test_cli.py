@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import signal
 import subprocess
 import sys
@@ -83,8 +84,11 @@ def test_json_first_and_all_modes() -> None:
     assert first["puzzle"] == "SEND + MORE = MONEY"
     assert (first["count"], first["solutions"]) == (1, [SEND])
     assert first["options"] == {"base": 10, "leading_zeros": "multi-letter", "fixed": {}}
-    every = json.loads(run("solve", "--all", "--json", "--base", "16", "SEND+MORE=MONEY").stdout)
-    assert every["count"] == 28 == len(every["solutions"])
+    every = run("solve", "--all", "--json", "--base", "16", "SEND+MORE=MONEY")
+    lines = json_lines(every.stdout)  # JSON Lines: one letter -> digit object per solution
+    assert every.returncode == 0 and len(lines) == 28 == len({json.dumps(x) for x in lines})
+    assert all(set(x) == set(SEND) and x["M"] == 1 for x in lines)
+    assert run("solve", "--all", "--json", "AB + DC = CBB").stdout == ""
     none = run("solve", "--json", "AB + DC = CBB")
     assert none.returncode == 1 and json.loads(none.stdout)["solutions"] == []
 
@@ -123,7 +127,7 @@ def test_bad_options_exit_2_with_a_message(args: list[str], message: str) -> Non
     [
         (["solve", "A + + B = C"], "empty term before '+' at position 4"),
         (["solve", "ABCDEFGHIJ = K"], "11 distinct letters but base 10 has only 10 digits"),
-        (["solve", "A = B = C"], "more than one '='"),
+        (["solve", "A = = B"], "empty term before '='"),
         (["solve"], "give a PUZZLE"),
         (["solve", "--batch", "-", "A = B"], "not both"),
         ([], "required"),
@@ -138,18 +142,18 @@ def test_bad_input_exits_2_without_a_traceback(args: list[str], message: str) ->
 
 def test_batch_file_goes_on_past_a_bad_line(tmp_path: Path) -> None:
     batch = tmp_path / "puzzles.txt"
-    batch.write_text("SEND + MORE = MONEY\n\n  A + 1 = B  \nAB + DC = CBB\nI + BB == ILL\n")
+    batch.write_text("SEND + MORE = MONEY\n\n  A + ? = B  \nAB + DC = CBB\nI + BB == ILL\n")
     out = run("solve", "--batch", str(batch))
     assert out.returncode == 2  # one line was bad
     results = json_lines(out.stdout)
     assert [r["puzzle"] for r in results] == [
         "SEND + MORE = MONEY",
-        "A + 1 = B",
+        "A + ? = B",
         "AB + DC = CBB",
         "I + BB = ILL",
     ]
     assert results[0]["solutions"] == [SEND] and results[0]["count"] == 1
-    assert "unexpected character '1'" in results[1]["error"] and "count" not in results[1]
+    assert "unexpected character '?'" in results[1]["error"] and "count" not in results[1]
     assert results[2]["count"] == 0 and results[2]["solutions"] == []
     assert results[3]["solutions"] == [{"B": 9, "I": 1, "L": 0}]
     assert all(r["elapsed_ms"] >= 0 for r in results if "error" not in r)
@@ -204,8 +208,8 @@ def test_progress_bar_on_a_terminal_and_ctrl_c() -> None:
             proc.kill()
             proc.wait()
         os.close(leader)
-    assert b"%" in shown and b"[#" in shown
-    assert b"\r\x1b[K\r\nalphametic: interrupted" in shown  # bar erased, then the message
+    assert b"%" in shown and b"[#" in shown and b"ETA " in shown
+    assert b"\r\x1b[Kalphametic: interrupted after " in shown  # bar erased, then the message
     assert b"Traceback" not in shown
 
 
@@ -214,10 +218,10 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def _read_until(fd: int, marker: bytes | None) -> bytes:
-    """Read the pty until marker shows up, or until it closes when marker is None."""
+def _read_until(fd: int, marker: bytes | None, limit: int | None = None) -> bytes:
+    """Read the pty until marker shows up (and limit bytes), or until it closes (marker None)."""
     shown = b""
-    while marker is None or marker not in shown:
+    while marker is None or marker not in shown or (limit is not None and len(shown) < limit):
         try:
             chunk = os.read(fd, 4096)
         except OSError:  # the pty closes when the process exits
@@ -226,3 +230,218 @@ def _read_until(fd: int, marker: bytes | None) -> bytes:
             break
         shown += chunk
     return shown
+
+
+# --- explain ---------------------------------------------------------------------------------
+
+
+def test_explain_prints_the_steps_and_the_difficulty() -> None:
+    out = run("explain", "SEND + MORE = MONEY")
+    assert out.returncode == 0 and out.stderr == ""
+    lines = out.stdout.splitlines()
+    assert lines[0] == "M and S start words, so none of them is 0."
+    assert lines[2].endswith("so M = 1 and c4 = 1.")
+    assert lines[-2] == "The solution, and the only one, is 9567 + 1085 = 10652."
+    assert lines[-1].startswith("Difficulty: ")
+
+
+def test_explain_json_and_options() -> None:
+    out = run("explain", "--json", "--base", "16", "--fix", "E=5", "SEND + MORE = MONEY")
+    assert out.returncode == 0
+    data = json.loads(out.stdout)
+    assert data["options"] == {"base": 16, "leading_zeros": "multi-letter", "fixed": {"E": 5}}
+    assert data["solution"]["E"] == 5 and data["steps"][0]["key"] == "given"
+    assert data["difficulty"]["label"] in ("easy", "medium", "hard", "fiendish")
+    zeros = json.loads(run("explain", "--json", "--leading-zeros", "allow", "AB + C = DE").stdout)
+    assert zeros["options"]["leading_zeros"] == "allow"
+    assert not any(step["key"].startswith("leading") for step in zeros["steps"])
+    none = run("explain", "--json", "AB + DC = CBB")
+    assert none.returncode == 1 and json.loads(none.stdout)["solution"] is None
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["A + + B = C"], "alphametic: error: empty term before '+' at position 4"),
+        (["ABCDEFGHIJ = K"], "11 distinct letters but base 10 has only 10 digits"),
+        (["--fix", "Z=1", "A + B = C"], "fixed letter Z does not occur in the puzzle"),
+        (["--base", "40", "A = B"], "base must be from 2 to 36"),
+        ([], "the following arguments are required: PUZZLE"),
+    ],
+)
+def test_explain_bad_input_exits_2(args: list[str], message: str) -> None:
+    out = run("explain", *args)
+    assert (out.returncode, out.stdout) == (2, "")
+    assert message in out.stderr
+
+
+# --- streaming, progress and Ctrl-C ------------------------------------------------------------
+
+PEAK = (
+    "import resource, sys\n"
+    "from alphametic.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "sys.stdout.flush()\n"
+    "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    "raise SystemExit(code)\n"
+)
+
+
+def peak_kib(*args: str) -> tuple[int, int]:
+    """Run the CLI in a fresh interpreter; return (valid JSON lines, peak RSS in KiB)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PEAK, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None
+    lines = sum(1 for line in proc.stdout if isinstance(json.loads(line), dict))
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0
+    return lines, int(err.decode().split()[-1])
+
+
+def test_all_json_streams_with_memory_independent_of_the_count() -> None:
+    few, few_peak = peak_kib("solve", "--all", "--json", "NUM + BER = PLAY")
+    many, many_peak = peak_kib("solve", "--all", "--json", "A + B + C + D + E = F + G + H + I")
+    assert (few, many) == (96, 141_120)
+    # Holding 141,120 solutions as dicts (and one JSON text) took ~70 MB more; streaming, none.
+    assert many_peak - few_peak < 8 * 1024, (few_peak, many_peak)
+
+
+def test_no_progress_on_a_pipe_unless_asked() -> None:
+    args = ("solve", "--count", "--base", "16", "ABC + DEF + GHI = JKLM")  # counts for minutes
+    quiet = subprocess.Popen([str(SCRIPT), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    loud = subprocess.Popen(
+        [str(SCRIPT), args[0], "--progress", *args[1:]],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=_default_sigint,
+    )
+    try:
+        assert loud.stderr is not None
+        line = loud.stderr.readline().decode()  # the first progress line, after 0.5 s
+        assert "%" in line and "ETA " in line and "\r" not in line
+        quiet.send_signal(signal.SIGINT)
+        loud.send_signal(signal.SIGINT)
+        quiet_out, quiet_err = quiet.communicate(timeout=60)
+        loud_out, _ = loud.communicate(timeout=60)
+    finally:
+        for proc in (quiet, loud):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert quiet.returncode == 130 == loud.returncode
+    assert quiet_err.decode().startswith("alphametic: interrupted after ")  # only that message
+    assert quiet_err.decode().count("\n") == 1
+
+
+def test_ctrl_c_during_count_prints_the_count_so_far() -> None:
+    proc = subprocess.Popen(
+        [str(SCRIPT), "solve", "--count", "--progress", "--base", "16", "ABC + DEF + GHI = JKLM"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=_default_sigint,
+    )
+    try:
+        assert proc.stderr is not None
+        proc.stderr.readline()  # counting is under way
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130
+    text = out.decode()
+    assert text.endswith(" solutions so far (interrupted)\n"), text
+    assert int(text.split()[0].replace(",", "")) > 0
+    assert "alphametic: interrupted after" in err.decode() and b"Traceback" not in err
+
+
+def test_ctrl_c_during_json_count_says_incomplete() -> None:
+    proc = subprocess.Popen(
+        [
+            str(SCRIPT),
+            "solve",
+            "--count",
+            "--json",
+            "--progress",
+            "--base",
+            "16",
+            "ABC + DEF + GHI = JKLM",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=_default_sigint,
+    )
+    try:
+        assert proc.stderr is not None
+        proc.stderr.readline()
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    result = json.loads(out)
+    assert proc.returncode == 130 and result["complete"] is False and result["count"] > 0
+
+
+def visible_lines(raw: bytes) -> list[str]:
+    """Return the lines a terminal would show: '\\r' goes to column 0, ESC[K erases the rest."""
+    shown = []
+    for physical in raw.decode(errors="replace").replace("\r\n", "\n").split("\n"):
+        cells: list[str] = []
+        cursor = 0
+        for part in re.split(r"(\r|\x1b\[K)", physical):
+            if part == "\r":
+                cursor = 0
+            elif part == "\x1b[K":
+                del cells[cursor:]
+            else:
+                for char in part:
+                    if cursor < len(cells):
+                        cells[cursor] = char
+                    else:
+                        cells.append(char)
+                    cursor += 1
+        shown.append("".join(cells))
+    return shown
+
+
+def test_bar_and_solution_lines_never_share_a_terminal_line() -> None:
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [str(SCRIPT), "solve", "--all", "ABCDE + FGHIJ = ABCDE + FGHIJ"],  # 2.9 million
+        stdout=follower,
+        stderr=follower,
+        preexec_fn=_default_sigint,
+    )
+    os.close(follower)
+    try:
+        shown = _read_until(leader, b"ETA ")
+        shown += _read_until(leader, b"\n", limit=200_000)  # some solution lines after the bar
+        proc.send_signal(signal.SIGINT)
+        shown += _read_until(leader, None)
+        assert proc.wait(timeout=60) == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(leader)
+    lines = [line for line in visible_lines(shown) if line]
+    solution = re.compile(r"ABCDE \+ FGHIJ = ABCDE \+ FGHIJ \| \d{5} \+ \d{5} = \d{5} \+ \d{5}$")
+    bar = re.compile(r"\[[#-]{30}\] +\d+\.\d%  [\d,]+ found  [\d.]+ s  ETA .*$")
+    for line in lines[:-2]:
+        assert solution.match(line) or bar.match(line), line
+    assert sum(1 for line in lines if solution.match(line)) > 100
+    assert lines[-2].endswith(" solutions so far (interrupted)")
+    assert lines[-1].startswith("alphametic: interrupted after ")
+
+
+def test_batch_quotes_at_most_80_characters_of_a_bad_line() -> None:
+    bad = "A + B = C" + " + D" * 750_000 + " ?"  # 3 MB
+    out = run("solve", "--batch", "-", stdin=f"{bad}\nA + B = CD\n".encode())
+    assert out.returncode == 2
+    first, second = json_lines(out.stdout)
+    assert first["puzzle"] == bad[:80] + "…" and "longer than" in first["error"]
+    assert len(out.stdout) < 1000 and second["count"] == 1
