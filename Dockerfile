@@ -17,6 +17,7 @@ RUN python -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))
 
 COPY README.md ./
 COPY alphametic/ alphametic/
+COPY jobstore/ jobstore/
 COPY worker/ worker/
 COPY web/ web/
 COPY scripts/ scripts/

@@ -18,9 +18,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from worker.config import Settings  # noqa: E402
-from worker.jobs import JobStore, State  # noqa: E402
-from worker.testing import RedisServer, WorkerProcess, wait_for  # noqa: E402
+from jobstore import (  # noqa: E402
+    JobStore,
+    Settings,  # noqa: E402
+    State,
+)
+from tests.support.processes import RedisServer, WorkerProcess, wait_for  # noqa: E402
 
 # Runs for many minutes with steadily rising progress: always running when cancelled.
 LONG = ("A + B + C + D + E = F + G + H + I", {"base": 16})

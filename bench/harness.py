@@ -30,9 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import alphametic  # noqa: E402
-from worker.config import Settings  # noqa: E402
-from worker.jobs import JobStore  # noqa: E402
-from worker.testing import RedisServer, WorkerProcess, free_port, wait_for  # noqa: E402
+from jobstore import JobStore, Settings  # noqa: E402
+from tests.support.processes import RedisServer, WorkerProcess, free_port, wait_for  # noqa: E402
 
 TERMINAL = ("succeeded", "failed", "canceled")
 

@@ -28,7 +28,7 @@ from harness import (  # noqa: E402
 )
 
 import alphametic  # noqa: E402
-from worker.testing import wait_for  # noqa: E402
+from tests.support.processes import wait_for  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent
 # Many minutes of search with steadily rising progress: always running when cancelled.

@@ -17,16 +17,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.harness import percentile  # noqa: E402
-from tests.chaos.load import (  # noqa: E402
+from jobstore import JobStore, Settings  # noqa: E402
+from tests.support.load import (  # noqa: E402
     latencies,
     puzzles,
     states,
     submit_all,
     wait_terminal,
 )
-from worker.config import Settings  # noqa: E402
-from worker.jobs import JobStore  # noqa: E402
-from worker.testing import RedisServer, WebServer, WorkerProcess  # noqa: E402
+from tests.support.processes import RedisServer, WebServer, WorkerProcess  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,7 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.chaos.scenarios import (  # noqa: E402
+from jobstore import (  # noqa: E402
+    JobStore,
+    Settings,  # noqa: E402
+    State,
+)
+from tests.support.chaos import (  # noqa: E402
     SMALL,
     Outcome,
     kill_child,
@@ -31,9 +36,7 @@ from tests.chaos.scenarios import (  # noqa: E402
     restart_redis,
     wait_done,
 )
-from worker.config import Settings  # noqa: E402
-from worker.jobs import JobStore, State  # noqa: E402
-from worker.testing import RedisServer, WorkerProcess  # noqa: E402
+from tests.support.processes import RedisServer, WorkerProcess  # noqa: E402
 
 # Distinct variants of the chaos tests' MEDIUM job (identical submissions would be reused).
 VARIANTS = [

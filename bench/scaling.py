@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import Client, rss_kb, system  # noqa: E402
 
 import alphametic  # noqa: E402
-from worker.jobs import JobStore  # noqa: E402
-from worker.testing import wait_job  # noqa: E402
+from jobstore import JobStore  # noqa: E402
+from tests.support.processes import wait_job  # noqa: E402
 
 # 2,580,480 solutions, all stored (cap raised): 10-20 s on one worker process here.
 SCALE = ("A + B + C + D + E = F + G + H + I", {"base": 12})

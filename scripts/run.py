@@ -16,7 +16,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO
 
-from gunicorn.config import Config as GunicornConfig  # type: ignore[import-untyped]
+from gunicorn.config import Config as GunicornConfig
 
 from scripts.embedded_redis import (
     RedisStartError,

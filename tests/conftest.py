@@ -25,16 +25,16 @@ from __future__ import annotations
 import itertools
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pytest
 import redis
 
-from worker.config import Settings
-from worker.jobs import Job, JobStore
-from worker.testing import RedisServer, WorkerProcess
-from worker.testing import wait_job as poll_job
+import jobstore.store
+from jobstore import Job, JobStore, Rate, Settings
+from tests.support.processes import RedisServer, WorkerProcess
+from tests.support.processes import wait_job as poll_job
 
 TEST_PREFIX = "alphametic-test"
 _databases = itertools.count(1)
@@ -93,9 +93,10 @@ class TrackingStore(JobStore):
         options: Mapping[str, Any] | None = None,
         *,
         client: str | None = None,
+        rates: Sequence[Rate] = (),
     ) -> Job:
         """Submit and remember the job id."""
-        job = super().submit(mode, puzzle, options, client=client)
+        job = super().submit(mode, puzzle, options, client=client, rates=rates)
         self.submitted.append(job.id)
         return job
 
@@ -196,13 +197,11 @@ def redis_factory() -> Iterator[Callable[..., RedisServer]]:
 @pytest.fixture()
 def no_recheck(monkeypatch: pytest.MonkeyPatch) -> None:
     """JobStore.wait looks at its job on its own only after a minute: a wait that ends
-    sooner was woken by a published end (worker/waiters.py)."""
-    import worker.jobs
-
-    monkeypatch.setattr(worker.jobs, "RECHECK", 60.0)
+    sooner was woken by a published end (jobstore/waiters.py)."""
+    monkeypatch.setattr(jobstore.store, "RECHECK", 60.0)
 
 
 @pytest.fixture()
 def wait_job() -> Callable[..., Job]:
-    """worker.testing.wait_job as a fixture: wait_job(store, id, predicate, timeout)."""
+    """tests.support.processes.wait_job as a fixture: wait_job(store, id, predicate, timeout)."""
     return poll_job

@@ -5,12 +5,16 @@ from __future__ import annotations
 from typing import Any, NoReturn
 
 from flask import Blueprint, Response, current_app, json, jsonify, request, url_for
+from werkzeug.exceptions import HTTPException
 
 from alphametic import PuzzleError
+from jobstore import Job, Mode, OptionsError, TooManyJobs
+from jobstore.admission import check_mode, check_options
 from web.jobview import (
     QUEUE_FULL_RETRY,
     job_or_none,
     page_items,
+    refused,
     store,
     submit,
     valid_id,
@@ -18,13 +22,10 @@ from web.jobview import (
 )
 from web.openapi import MAX_OFFSET, build_document
 from web.problems import ApiProblem
-from worker.jobs import TooManyJobs
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 JOB_FIELDS = {"puzzle", "mode", "options"}
-OPTION_FIELDS = {"base", "leading_zeros", "fixed"}
-MODES = ("solve", "enumerate")
 
 
 def _invalid(detail: str, field: str) -> ApiProblem:
@@ -52,29 +53,6 @@ def _json_body() -> dict[str, Any]:
     return body
 
 
-def _options(value: object) -> dict[str, Any]:
-    """Check the shape of the options object (values are checked by the engine)."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise _invalid("'options' must be an object.", "options")
-    unknown = sorted(set(value) - OPTION_FIELDS)
-    if unknown:
-        raise _invalid(f"Unknown option(s): {', '.join(unknown)}.", "options")
-    base = value.get("base")
-    if "base" in value and (isinstance(base, bool) or not isinstance(base, int)):
-        raise _invalid("'options.base' must be an integer from 2 to 36.", "options.base")
-    if "leading_zeros" in value and not isinstance(value["leading_zeros"], str):
-        raise _invalid("'options.leading_zeros' must be a string.", "options.leading_zeros")
-    fixed = value.get("fixed")
-    if "fixed" in value and not (
-        isinstance(fixed, dict)
-        and all(isinstance(d, int) and not isinstance(d, bool) for d in fixed.values())
-    ):
-        raise _invalid("'options.fixed' must map letters to integer digits.", "options.fixed")
-    return dict(value)
-
-
 def parse_job_request(body: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
     """Validate the job request's fields and return (mode, puzzle, options)."""
     unknown = sorted(set(body) - JOB_FIELDS)
@@ -83,13 +61,15 @@ def parse_job_request(body: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
     puzzle = body.get("puzzle")
     if not isinstance(puzzle, str):
         raise _invalid("'puzzle' is required and must be a string.", "puzzle")
-    mode = body.get("mode", "solve")
-    if mode not in MODES:
-        raise _invalid("'mode' must be 'solve' or 'enumerate'.", "mode")
-    return str(mode), puzzle, _options(body.get("options"))
+    try:
+        mode = check_mode(body.get("mode", Mode.SOLVE.value))
+        options = check_options(body.get("options"))
+    except OptionsError as exc:
+        raise _invalid(str(exc), exc.field) from exc
+    return mode.value, puzzle, options
 
 
-def job_body(job: Any) -> dict[str, Any]:
+def job_body(job: Job) -> dict[str, Any]:
     """Return the job's status body with links to its other resources."""
     body: dict[str, Any] = job.to_dict()
     body["links"] = {
@@ -102,7 +82,7 @@ def job_body(job: Any) -> dict[str, Any]:
     return body
 
 
-def status_response(job: Any, status: int = 200) -> Response:
+def status_response(job: Job, status: int = 200) -> Response:
     """Answer with the job's status body, plus Retry-After while it is still going."""
     response = jsonify(job_body(job))
     response.status_code = status
@@ -143,8 +123,12 @@ def _wait_arg() -> float:
 @bp.post("/jobs")
 def create_job() -> Response:
     """Queue a job and answer 202 with its status and Location (after ?wait= at most)."""
-    wait = _wait_arg()
-    mode, puzzle, options = parse_job_request(_json_body())
+    try:
+        wait = _wait_arg()
+        mode, puzzle, options = parse_job_request(_json_body())
+    except (ApiProblem, HTTPException):
+        refused()  # counted like any job-creating request (submit counts the others)
+        raise
     try:
         job = submit(mode, puzzle, options)
     except PuzzleError as exc:
@@ -154,8 +138,8 @@ def create_job() -> Response:
     except TooManyJobs as exc:
         retry = {"Retry-After": str(QUEUE_FULL_RETRY)}
         raise ApiProblem(429, str(exc), slug="too-many-jobs", cap=exc.cap, headers=retry) from exc
-    except ValueError as exc:  # jobs.OptionsError and friends
-        raise _invalid(str(exc), "options") from exc
+    except OptionsError as exc:
+        raise _invalid(str(exc), exc.field) from exc
     response = status_response(waited(job, wait), 202)
     response.headers["Location"] = url_for("api.get_job", job_id=job.id)
     return response

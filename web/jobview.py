@@ -7,10 +7,10 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from flask import current_app, g, request
+from flask import current_app, request
 
 import alphametic
-from worker.jobs import JobStore
+from jobstore import Job, JobStore, Rate
 
 # Seconds a client at the cap of unfinished jobs is told to wait before retrying.
 QUEUE_FULL_RETRY = 5
@@ -29,16 +29,24 @@ def store() -> JobStore:
     return job_store
 
 
-def submit(mode: str, puzzle: str, options: Mapping[str, Any]) -> Any:
+def rates() -> tuple[Rate, ...]:
+    """The per-client rates of job creation (ALPHAMETIC_RATE_LIMIT)."""
+    configured: tuple[Rate, ...] = current_app.extensions["alphametic.rates"]
+    return configured
+
+
+def submit(mode: str, puzzle: str, options: Mapping[str, Any]) -> Job:
     """Queue a job for this client; the submit script counts the request against its rates."""
-    g.rate_counted = True  # counted by JobStore.submit, whatever it answers
-    rates = current_app.extensions["alphametic.rates"]
-    return store().submit(mode, puzzle, options, client=client_id(), rates=rates)
+    return store().submit(mode, puzzle, options, client=client_id(), rates=rates())
 
 
-def count_request() -> None:
-    """Count a job-creating request refused before it reached submit (RateLimited beyond)."""
-    store().count_request(client_id(), current_app.extensions["alphametic.rates"])
+def refused() -> None:
+    """Count a job-creating request refused before it reached submit (RateLimited beyond).
+
+    Every job-creating request counts against the client's rates, malformed ones too; the
+    views call this on each path that refuses a request before submit() would count it.
+    """
+    store().count_request(client_id(), rates())
 
 
 def valid_id(job_id: str) -> bool:
@@ -49,7 +57,7 @@ def valid_id(job_id: str) -> bool:
         return False
 
 
-def waited(job: Any, seconds: float) -> Any:
+def waited(job: Job, seconds: float) -> Job:
     """The job after waiting up to `seconds` for it to end (at once when no wait slot is free)."""
     if job.done or seconds <= 0 or int(current_app.config["MAX_WAITERS"]) <= 0:
         return job
@@ -62,20 +70,22 @@ def waited(job: Any, seconds: float) -> Any:
         slots.release()
 
 
-def job_or_none(job_id: str) -> Any:
+def job_or_none(job_id: str) -> Job | None:
     """Return the job with this id, or None when the id is malformed or unknown."""
     return store().get(job_id) if valid_id(job_id) else None
 
 
 @functools.lru_cache(maxsize=256)
-def _puzzle(text: str, base: int, leading_zeros: str, fixed: tuple[tuple[str, int], ...]) -> Any:
+def _puzzle(
+    text: str, base: int, leading_zeros: str, fixed: tuple[tuple[str, int], ...]
+) -> alphametic.Puzzle:
     """Parse a stored job's puzzle once (the job store already validated it)."""
     return alphametic.parse(text, base=base, leading_zeros=leading_zeros, fixed=dict(fixed))
 
 
-def puzzle_of(job: Any) -> Any:
+def puzzle_of(job: Job) -> alphametic.Puzzle:
     """Return the engine's Puzzle for a job."""
-    options: Mapping[str, Any] = job.options or {}
+    options = job.options or {}
     fixed = tuple(sorted((options.get("fixed") or {}).items()))
     return _puzzle(
         job.puzzle,
@@ -85,7 +95,7 @@ def puzzle_of(job: Any) -> Any:
     )
 
 
-def page_items(job: Any, items: Iterable[Mapping[str, int]]) -> list[dict[str, Any]]:
+def page_items(job: Job, items: Iterable[Mapping[str, int]]) -> list[dict[str, Any]]:
     """Pair every solution with its one-line rendering."""
     puzzle = puzzle_of(job)
     return [
@@ -93,7 +103,7 @@ def page_items(job: Any, items: Iterable[Mapping[str, int]]) -> list[dict[str, A
     ]
 
 
-def answer_of(job: Any, only: Mapping[str, int] | None = None) -> dict[str, Any] | None:
+def answer_of(job: Job, only: Mapping[str, int] | None = None) -> dict[str, Any] | None:
     """Return the drawings of a job's answer (or of an enumeration's only solution)."""
     found = job.solution or only
     if not found:

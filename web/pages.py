@@ -8,17 +8,18 @@ from flask import Blueprint, abort, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
 from alphametic import PuzzleError
+from jobstore import Job, Mode, OptionsError, Page, TooManyJobs
 from web.jobview import (
     QUEUE_FULL_RETRY,
     answer_of,
     job_or_none,
     page_items,
+    refused,
     store,
     submit,
     valid_id,
 )
 from web.security import check_csrf
-from worker.jobs import TooManyJobs
 
 bp = Blueprint("pages", __name__)
 bp.before_request(check_csrf)
@@ -76,6 +77,7 @@ def create_job() -> Any:
     try:
         base = int(values["base"])
     except ValueError:
+        refused()  # counted like any job-creating request (submit counts the others)
         return _show_form(values, {"base": "The base must be a whole number from 2 to 36."})
     options = {"base": base, "leading_zeros": values["leading_zeros"]}
     try:
@@ -85,7 +87,7 @@ def create_job() -> Any:
     except TooManyJobs as exc:
         page, status = _show_form(values, {"queue": str(exc)}, 429)
         return page, status, {"Retry-After": str(QUEUE_FULL_RETRY)}
-    except ValueError as exc:  # jobs.OptionsError: bad mode, base or policy
+    except (OptionsError, ValueError) as exc:  # a bad mode, or a base or policy the engine refuses
         return _show_form(values, {"options": str(exc)})
     return redirect(url_for("pages.job_page", job_id=job.id), code=303)
 
@@ -99,7 +101,7 @@ def job_page(job_id: str) -> Any:
     page_no = max(1, request.args.get("page", 1, type=int) or 1)
     offset = (page_no - 1) * PAGE_SIZE
     page = store().solutions(job.id, offset=offset, limit=PAGE_SIZE)
-    grid = store().grid(job.id) if job.mode == "enumerate" else None
+    grid = store().grid(job.id) if job.mode is Mode.ENUMERATE else None
     return render_template(
         "job.html",
         job=job,
@@ -122,14 +124,14 @@ def cancel_job(job_id: str) -> Response:
     return redirect(url_for("pages.job_page", job_id=job_id), code=303)
 
 
-def _only_solution(job: Any, page: Any) -> dict[str, int] | None:
+def _only_solution(job: Job, page: Page | None) -> dict[str, int] | None:
     """Return the one solution of a finished enumeration that found exactly one."""
     if job.done and page is not None and page.total == 1 and page.items:
         return dict(page.items[0])
     return None
 
 
-def _grid_rows(grid: dict[str, list[int]] | None, job: Any) -> dict[str, Any] | None:
+def _grid_rows(grid: dict[str, list[int]] | None, job: Job) -> dict[str, Any] | None:
     """Lay out letter x digit counts, marking the digit a letter always takes (forced)."""
     if not grid:
         return None

@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import alphametic
+from jobstore import Mode
+
+MODES = [mode.value for mode in Mode]
 
 LINKS = ("self", "solutions", "cancel", "grid", "page")
 NULL_TIME = {"type": ["string", "null"], "format": "date-time"}
@@ -34,7 +37,7 @@ def schemas(max_page: int) -> dict[str, Any]:
                 "base": {"type": "integer", "minimum": 2, "maximum": 36, "default": 10},
                 "leading_zeros": {
                     "type": "string",
-                    "enum": ["multi-letter", "allow", "every-word"],
+                    "enum": [policy.value for policy in alphametic.LeadingZeros],
                     "default": "multi-letter",
                 },
                 "fixed": {
@@ -54,7 +57,7 @@ def schemas(max_page: int) -> dict[str, Any]:
                     "maxLength": alphametic.MAX_CHARS,
                     "examples": ["SEND + MORE = MONEY"],
                 },
-                "mode": {"type": "string", "enum": ["solve", "enumerate"], "default": "solve"},
+                "mode": {"type": "string", "enum": MODES, "default": Mode.SOLVE.value},
                 "options": {"$ref": "#/components/schemas/Options"},
             },
         },
@@ -81,7 +84,7 @@ def schemas(max_page: int) -> dict[str, Any]:
             ],  # fmt: skip
             "properties": {
                 "id": {"type": "string", "format": "uuid"},
-                "mode": {"type": "string", "enum": ["solve", "enumerate"]},
+                "mode": {"type": "string", "enum": MODES},
                 "puzzle": {"type": "string"},
                 "options": {"type": "object"},
                 "state": {

@@ -1,17 +1,11 @@
-"""Browser hardening: security headers, a session-bound CSRF token, counting job creations."""
+"""Browser hardening: security headers and a session-bound CSRF token."""
 
 from __future__ import annotations
 
-import functools
 import hmac
 import secrets
-from collections.abc import Callable
-from typing import Any
 
-from flask import Flask, Response, abort, g, request, session
-
-from web.jobview import count_request
-from worker.jobs import RateLimited, Unavailable
+from flask import Flask, Response, abort, request, session
 
 # No inline script or style anywhere: the poller lives in static/job.js.
 CSP = "; ".join(
@@ -40,9 +34,6 @@ HEADERS = {
 CSRF_FIELD = "csrf_token"
 CSRF_SESSION_KEY = "csrf"
 
-# The views whose POSTs create jobs share one per-client budget.
-RATE_LIMITED_VIEWS = ("api.create_job", "pages.create_job")
-
 
 def add_security_headers(response: Response) -> Response:
     """Set the hardening headers on every response."""
@@ -70,38 +61,6 @@ def check_csrf() -> None:
         abort(403, description="The form's security token is missing; reload the page and retry.")
     if not hmac.compare_digest(expected.encode(), sent.encode()):
         abort(403, description="The form's security token does not match; reload and retry.")
-
-
-def counted(view: Callable[..., Any]) -> Callable[..., Any]:
-    """Count every job-creating POST against the client's rates, refused ones too.
-
-    A request that reaches JobStore.submit is counted by its script (the same round trip that
-    queues the job); one refused before (bad JSON, a form error) is counted here afterwards,
-    and answered 429 instead when that takes the client over its rate.
-    """
-
-    @functools.wraps(view)
-    def inner(*args: Any, **kwargs: Any) -> Any:
-        g.rate_counted = False
-        try:
-            response = view(*args, **kwargs)
-        except (RateLimited, Unavailable):
-            raise
-        except Exception:
-            if not g.rate_counted:
-                count_request()
-            raise
-        if not g.rate_counted:
-            count_request()
-        return response
-
-    return inner
-
-
-def limit_job_creation(app: Flask) -> None:
-    """Wrap the job-creating views so every request to them counts (they share one budget)."""
-    for endpoint in RATE_LIMITED_VIEWS:
-        app.view_functions[endpoint] = counted(app.view_functions[endpoint])
 
 
 def init_security(app: Flask) -> None:

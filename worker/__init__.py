@@ -1,7 +1,12 @@
-"""The job service's worker side: Celery app, settings and the job model shared with web.
+"""The job service's workers: the Celery app, its tasks, and the run of one attempt of a job.
 
-`app` is created on first access, so `from worker.jobs import JobStore` does not build the
-module-level Celery app; `celery -A worker worker -Q solve` finds it through `worker.app`.
+Rooms: celery_app.py (the Celery app and its settings) · tasks.py (one task per Mode) · run.py
+(one attempt's search: hook, batches, progress) · shards.py (splitting a big enumeration and
+running one shard) · heartbeat.py (bootsteps: heartbeats and the lease sweep) · holder.py (who
+holds a running job). Everything stored in Redis goes through the job store (jobstore/).
+
+`app` is created on first access, so importing a submodule does not build the module-level
+Celery app; `celery -A worker worker -Q solve` finds it through `worker.app`.
 """
 
 from __future__ import annotations

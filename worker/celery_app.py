@@ -7,19 +7,16 @@ from typing import Any
 from celery import Celery
 from kombu import Exchange, Queue
 
-from .config import Settings
+from jobstore import Mode, Settings
 
-# Task name per job mode; each mode has its own queue of the same name.
-TASK_NAMES: dict[str, str] = {
-    "solve": "worker.tasks.solve_job",
-    "enumerate": "worker.tasks.enumerate_job",
-}
+from .heartbeat import Heartbeat, PoolWatch
+
 # Extra seconds between the job's own soft limit (enforced by the search hook, which saves
 # partial results cleanly) and Celery's soft limit, which interrupts wherever the task is.
 SOFT_LIMIT_MARGIN = 2.0
 
 
-def hard_limit(settings: Settings, mode: str) -> float:
+def hard_limit(settings: Settings, mode: Mode) -> float:
     """Celery's hard limit for a mode: the setting, but never inside the soft-limit backstop."""
     return max(settings.hard_limit(mode), settings.soft_limit(mode) + 2 * SOFT_LIMIT_MARGIN)
 
@@ -31,8 +28,6 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         # The job record in Redis is the result store: no Celery result backend, no PENDING.
         "result_backend": None,
         "task_ignore_result": True,
-        # Should a result backend be configured later, its writes must survive a Redis restart.
-        "result_backend_always_retry": True,
         # Acknowledge after the run, and re-queue when the pool process dies mid-job.
         "task_acks_late": True,
         "task_reject_on_worker_lost": True,
@@ -41,21 +36,21 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "worker_disable_prefetch": True,
         # Two queues, so a burst of enumerations never delays a solve.
         # Each queue has its own direct exchange and key: a message can reach only one queue.
-        "task_queues": [Queue(q, Exchange(q, type="direct"), routing_key=q) for q in TASK_NAMES],
-        "task_default_queue": "solve",
-        "task_default_exchange": "solve",
-        "task_default_routing_key": "solve",
+        "task_queues": [Queue(m.queue, Exchange(m.queue), routing_key=m.queue) for m in Mode],
+        "task_default_queue": Mode.SOLVE.queue,
+        "task_default_exchange": Mode.SOLVE.queue,
+        "task_default_routing_key": Mode.SOLVE.queue,
         # Routes name only the queue, so kombu publishes to the anonymous exchange straight into
         # the queue's list: naming the exchange made every publish look up its bindings in
         # Redis first (one more round trip per submit). The queue still gets only its tasks.
-        "task_routes": {name: {"queue": mode} for mode, name in TASK_NAMES.items()},
+        "task_routes": {mode.task: {"queue": mode.queue} for mode in Mode},
         # Per-kind limits: Celery's soft limit backs up the hook's, the hard one kills the process.
         "task_annotations": {
-            name: {
+            mode.task: {
                 "soft_time_limit": settings.soft_limit(mode) + SOFT_LIMIT_MARGIN,
                 "time_limit": hard_limit(settings, mode),
             }
-            for mode, name in TASK_NAMES.items()
+            for mode in Mode
         },
         # Redis re-delivers unacknowledged messages after this: it must outlast any running job.
         "broker_transport_options": {
@@ -81,9 +76,6 @@ def celery_config(settings: Settings) -> dict[str, Any]:
             "interval_step": 0.2,
             "interval_max": 0.5,
         },
-        # Explicit expiries: JobStore sends every message with expires=ttl (it dies with its
-        # record), and any stored result would expire alike.
-        "result_expires": settings.ttl,
         # Plain JSON only: never unpickle anything that came over the wire.
         "task_serializer": "json",
         "accept_content": ["json"],
@@ -101,8 +93,6 @@ def make_app(settings: Settings | None = None, *, current: bool = False) -> Cele
     app = Celery("worker", set_as_current=current, include=["worker.tasks"])
     app.conf.update(celery_config(settings))
     app.conf.alphametic_settings = settings
-    from .heartbeat import Heartbeat, PoolWatch
-
     app.steps["worker"].add(Heartbeat)
     app.steps["worker"].add(PoolWatch)
     return app

@@ -1,9 +1,7 @@
 """Worker heartbeats in Redis, and the sweep that re-queues jobs whose worker died.
 
 Each worker's main process runs a thread (a Celery bootstep) that every heartbeat_interval
-seconds puts its hostname, scored by the time, into the sorted set {prefix}:workers:{queue} of
-every queue it consumes. health() counts members seen within the last three intervals: one
-ZCOUNT per queue (~0.1 ms) instead of `celery inspect ping`, which waits a full timeout.
+seconds announces it in the registry of every queue it consumes (jobstore/workers.py).
 
 The same thread sweeps {prefix}:leases: a running job whose lease (renewed with every progress
 write) has expired lost its worker, so it is sent to its queue again at once, instead of
@@ -23,63 +21,33 @@ from typing import Any
 import redis
 from celery import bootsteps
 
-from .config import Settings
-from .scripts import REAP
-from .store import UNREACHABLE, connect
+from jobstore import Keys, Mode, Settings
+from jobstore.connection import UNREACHABLE, connect
+from jobstore.lua import scripts_for
+from jobstore.workers import beat, withdraw
+
+from .holder import holder_is_dead
 
 log = logging.getLogger(__name__)
-QUEUES = ("solve", "enumerate")
 POOL_WATCH_INTERVAL = 0.5  # seconds
-
-
-def workers_key(prefix: str, queue: str) -> str:
-    """Key of a queue's heartbeat set (via the model's one key builder)."""
-    from .jobs import key_for
-
-    return key_for(prefix, "workers", queue)
-
-
-def count_workers(client: redis.Redis, prefix: str, interval: float) -> dict[str, int]:
-    """Number of workers per queue whose heartbeat is recent."""
-    since = time.time() - 3 * interval - 1
-    with client.pipeline(transaction=False) as pipe:
-        for queue in QUEUES:
-            pipe.zcount(workers_key(prefix, queue), since, "+inf")
-        counts = pipe.execute()
-    return {queue: int(n) for queue, n in zip(QUEUES, counts, strict=True)}
-
-
-def beat(client: redis.Redis, settings: Settings, hostname: str, queues: list[str]) -> None:
-    """Write one heartbeat for every queue and drop members long silent."""
-    now = time.time()
-    keep = max(60, int(10 * settings.heartbeat_interval))
-    with client.pipeline(transaction=False) as pipe:
-        for queue in queues:
-            key = workers_key(settings.key_prefix, queue)
-            pipe.zadd(key, {hostname: now})
-            pipe.zremrangebyscore(key, "-inf", now - keep)
-            pipe.expire(key, keep)
-        pipe.execute()
 
 
 def reap(client: redis.Redis, settings: Settings, app: Any, limit: int = 50) -> list[str]:
     """Re-queue running jobs whose lease expired or whose holder died here; returns their ids."""
-    from .celery_app import TASK_NAMES
-    from .jobs import key_for
-
     now = time.time()
-    leases = key_for(settings.key_prefix, "leases")
+    keys = Keys(settings.key_prefix)
     renewed = repr(now + settings.lease_seconds)
-    candidates = [(job_id, "") for job_id in client.zrangebyscore(leases, "-inf", now, 0, limit)]
+    expired = client.zrangebyscore(keys.leases, "-inf", now, 0, limit)
+    candidates = [(job_id, "") for job_id in expired]
     candidates += dead_holders(client, settings, limit)
     requeued = []
     for job_id, dead in candidates:
-        job_key = key_for(settings.key_prefix, "job", job_id)
-        mode = client.eval(REAP, 2, job_key, leases, repr(now), renewed, job_id, dead)
+        args = [repr(now), renewed, job_id, dead]
+        mode = scripts_for(client).run("reap", [keys.job(job_id), keys.leases], args)
         if mode:
             why = f"its holder {dead} is dead" if dead else "lease expired"
             log.warning("job %s lost its worker (%s): re-queued", job_id, why)
-            app.send_task(TASK_NAMES[mode], args=[job_id], queue=mode, expires=settings.ttl)
+            send(app, settings, Mode(mode), job_id)
             requeued.append(job_id)
     return requeued
 
@@ -93,24 +61,24 @@ def resend_lost(client: redis.Redis, settings: Settings, app: Any, limit: int = 
     two heartbeats after its message went out, with nothing left in its queue, lost it (a
     needless re-send costs only a refused duplicate delivery).
     """
-    from .celery_app import TASK_NAMES
-    from .jobs import key_for
-    from .scripts import RESEND
-
     now = time.time()
-    queued = key_for(settings.key_prefix, "queued")
+    keys = Keys(settings.key_prefix)
     cutoff = now - max(2.0, 2 * settings.heartbeat_interval)
     resent = []
-    for job_id in client.zrangebyscore(queued, "-inf", cutoff, 0, limit):
-        job_key = key_for(settings.key_prefix, "job", job_id)
-        args = (job_id, repr(now), repr(cutoff), settings.ttl)
-        # The broker's lists are kombu's keys: named after the queues, in the same database.
-        mode = client.eval(RESEND, 4, queued, job_key, *QUEUES, *args)
+    for job_id in client.zrangebyscore(keys.queued, "-inf", cutoff, 0, limit):
+        lists = [keys.queue(mode) for mode in Mode]
+        args = [job_id, repr(now), repr(cutoff), settings.ttl]
+        mode = scripts_for(client).run("resend", [keys.queued, keys.job(job_id), *lists], args)
         if mode:
             log.warning("job %s queued but its queue is empty: message sent again", job_id)
-            app.send_task(TASK_NAMES[mode], args=[job_id], queue=mode, expires=settings.ttl)
+            send(app, settings, Mode(mode), job_id)
             resent.append(job_id)
     return resent
+
+
+def send(app: Any, settings: Settings, mode: Mode, job_id: str) -> None:
+    """Send a job's task message again (a re-queue after a lost worker or message)."""
+    app.send_task(mode.task, args=[job_id], queue=mode.queue, expires=settings.ttl)
 
 
 def dead_holders(client: redis.Redis, settings: Settings, limit: int) -> list[tuple[str, str]]:
@@ -119,13 +87,11 @@ def dead_holders(client: redis.Redis, settings: Settings, limit: int) -> list[tu
     A whole worker killed on this machine is then noticed within one heartbeat interval
     instead of one lease; holders on other machines are left to their lease.
     """
-    from .attempt import holder_is_dead
-    from .jobs import key_for
-
-    job_ids = client.zrange(key_for(settings.key_prefix, "leases"), 0, limit - 1)
+    keys = Keys(settings.key_prefix)
+    job_ids = client.zrange(keys.leases, 0, limit - 1)
     with client.pipeline(transaction=False) as pipe:
         for job_id in job_ids:
-            pipe.hget(key_for(settings.key_prefix, "job", job_id), "holder")
+            pipe.hget(keys.job(job_id), "holder")
         holders = pipe.execute()
     return [(j, h) for j, h in zip(job_ids, holders, strict=True) if h and holder_is_dead(h)]
 
@@ -144,8 +110,9 @@ class Heartbeat(bootsteps.StartStopStep):
     def start(self, worker: Any) -> None:
         """Start beating for the queues this worker consumes."""
         settings: Settings = worker.app.conf.alphametic_settings
-        consumed = list(worker.app.amqp.queues.consume_from or QUEUES)
-        queues = [q for q in consumed if q in QUEUES] or list(QUEUES)
+        ours = [mode.queue for mode in Mode]
+        consumed = list(worker.app.amqp.queues.consume_from or ours)
+        queues = [q for q in consumed if q in ours] or ours
         self._queues, self._hostname = queues, worker.hostname
         self._client = connect(settings)
         self._thread = threading.Thread(
@@ -174,8 +141,7 @@ class Heartbeat(bootsteps.StartStopStep):
         self._thread.join(timeout=2)
         settings: Settings = worker.app.conf.alphametic_settings
         try:
-            for queue in self._queues:
-                self._client.zrem(workers_key(settings.key_prefix, queue), self._hostname)
+            withdraw(self._client, settings, self._hostname, self._queues)
         except UNREACHABLE:
             pass
 
@@ -194,5 +160,5 @@ class PoolWatch(bootsteps.StartStopStep):
     def start(self, worker: Any) -> None:
         """Call the pool's maintain_pool from the event loop every POOL_WATCH_INTERVAL s."""
         pool, hub = getattr(worker.pool, "_pool", None), getattr(worker, "hub", None)
-        if hub is not None and hasattr(pool, "maintain_pool"):
+        if hub is not None and pool is not None and hasattr(pool, "maintain_pool"):
             hub.call_repeatedly(POOL_WATCH_INTERVAL, pool.maintain_pool)

@@ -1,15 +1,10 @@
-"""Sharded enumeration: a big enumerate job split into many shard tasks on the enumerate queue.
+"""Sharded enumeration, the worker's side: splitting a big job, and running one shard.
 
 A job whose estimated search tree (alphametic.estimate) reaches settings.shard_threshold is
 split by the digits of the first letters of the search order (alphametic.shards), with the
-depth chosen so there are about settings.shard_count shards. Each shard is a job record of its
-own, id "{parent}.{index}", with the parent's puzzle plus `parent`, `index`, `prefix` and
-`share` fields, so claiming, leases, attempts, batched solutions and the lease sweep all work
-for it unchanged; its task is the ordinary enumerate task. The parent record gets `shards`
-(their number) and `deadline` (the parent's time limit, which every shard honours), and stays
-`running` until every shard is terminal: then settle() writes its final state (failed if any
-shard failed, else canceled if any was, else succeeded) and totals. Reads merge the shards:
-see worker/shardview.py. Shards are sent biggest first; the broker queue is FIFO.
+depth chosen so there are about settings.shard_count shards; each shard's task is the ordinary
+enumerate task. The shard records, and how the parent is read and ended as one job, are the
+store's side: jobstore/shards.py. Shards are sent biggest first; the broker queue is FIFO.
 """
 
 from __future__ import annotations
@@ -17,33 +12,21 @@ from __future__ import annotations
 import logging
 import math
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import redis
 
 import alphametic
+from jobstore import Job, Keys, Mode, Settings
+from jobstore.attempt import Attempt
+from jobstore.lua import scripts_for
+from jobstore.shards import finish, parent_of, shard_id, stop
 
-from .config import Settings
-from .records import Job, key_for
-from .shardscripts import CANCEL_TREE, FINISH, RELEASE, SPLIT
-
-if TYPE_CHECKING:
-    from .attempt import Attempt
+from .run import Run
 
 log = logging.getLogger(__name__)
 
 MAX_DEPTH = 4  # letters fixed per shard at most (the top of the tree is cheap to walk)
-
-
-def shard_id(parent: str, index: int) -> str:
-    """The id of a parent's index-th shard (in search order)."""
-    return f"{parent}.{index}"
-
-
-def parent_of(job_id: str) -> str | None:
-    """The parent's id when job_id names a shard, else None (job ids are uuid4s: no dot)."""
-    parent, dot, index = job_id.rpartition(".")
-    return parent if dot and parent and index.isdigit() else None
 
 
 def size(puzzle: alphametic.Puzzle, threshold: float) -> float:
@@ -90,14 +73,13 @@ def split(app: Any, settings: Settings, attempt: Attempt, job: Job) -> bool:
     parts = plan(settings, puzzle)
     if not parts:
         return False
-    client, prefix = attempt.client, settings.key_prefix
+    client, keys = attempt.client, Keys(settings.key_prefix)
     ids = [shard_id(job.id, i) for i in range(len(parts))]
     args: list[Any] = [attempt.number, repr(time.time()), settings.ttl]
-    args += [repr(time.time() + settings.soft_limit("enumerate")), len(parts)]
+    args += [repr(time.time() + settings.soft_limit(Mode.ENUMERATE)), len(parts)]
     for sid, (digits, share) in zip(ids, parts, strict=True):
         args += [sid, ",".join(map(str, digits)), repr(share)]
-    keys = [key_for(prefix, "job", job.id), *(key_for(prefix, "job", sid) for sid in ids)]
-    status = client.eval(SPLIT, len(keys), *keys, *args)
+    status = scripts_for(client).run("split", [keys.job(job.id), *map(keys.job, ids)], args)
     if status == "canceled":
         return False  # the whole run sees the cancel flag at once and ends canceled
     if status == "stale":
@@ -108,54 +90,48 @@ def split(app: Any, settings: Settings, attempt: Attempt, job: Job) -> bool:
         shares = [0.0] * len(ids)
     log.info("job %s: split into %d shards", job.id, len(ids))
     # Watched by the sweep like every submitted job: a shard message lost is sent again.
-    watched = key_for(prefix, "queued")
-    client.zadd(watched, dict.fromkeys(ids, time.time()))
-    client.expire(watched, settings.ttl)
-    from .celery_app import TASK_NAMES
-
+    client.zadd(keys.queued, dict.fromkeys(ids, time.time()))
+    client.expire(keys.queued, settings.ttl)
     order = sorted(range(len(ids)), key=lambda i: -shares[i])  # biggest first (stable)
+    mode = Mode.ENUMERATE
     for i in order:
-        name = TASK_NAMES["enumerate"]
-        app.send_task(name, args=[ids[i]], queue="enumerate", expires=settings.ttl)
-    client.eval(RELEASE, 2, keys[0], key_for(prefix, "leases"), attempt.number, job.id)
+        app.send_task(mode.task, args=[ids[i]], queue=mode.queue, expires=settings.ttl)
+    scripts_for(client).run("release", [keys.job(job.id), keys.leases], [attempt.number, job.id])
     return True
 
 
 def queued(client: redis.Redis, settings: Settings, parent: str) -> list[str]:
     """Ids of the parent's shards still queued (in index order)."""
-    n = int(client.hget(key_for(settings.key_prefix, "job", parent), "shards") or 0)
+    keys = Keys(settings.key_prefix)
+    n = int(client.hget(keys.job(parent), "shards") or 0)
     ids = [shard_id(parent, i) for i in range(n)]
     with client.pipeline(transaction=False) as pipe:
         for sid in ids:
-            pipe.hget(key_for(settings.key_prefix, "job", sid), "state")
+            pipe.hget(keys.job(sid), "state")
         states = pipe.execute()
     return [sid for sid, state in zip(ids, states, strict=True) if state == "queued"]
 
 
-def run_shard(settings: Settings, attempt: Attempt, data: dict[str, str]) -> str:
+def run_shard(settings: Settings, attempt: Attempt, shard: Job) -> str:
     """Run one claimed shard (its prefix, the parent's deadline, its share of the cap)."""
-    from .runner import Run  # runner imports the job model, which imports this module's peers
-
-    client, prefix = attempt.client, settings.key_prefix
-    parent, index = data["parent"], int(data["index"])
-    deadline = client.hget(key_for(prefix, "job", parent), "deadline")
+    client, keys = attempt.client, Keys(settings.key_prefix)
+    deadline = client.hget(keys.job(shard.parent), "deadline")
     # Solutions of earlier shards already known come before this shard's: store only what can
     # still fall within the first max_stored_solutions of the merged list.
     with client.pipeline(transaction=False) as pipe:
-        for i in range(index):
-            pipe.hmget(key_for(prefix, "job", shard_id(parent, i)), "state", "found")
+        for i in range(shard.index):
+            pipe.hmget(keys.job(shard_id(shard.parent, i)), "state", "found")
         before = sum(int(found or 0) for state, found in pipe.execute() if state == "succeeded")
     own = settings.replace(max_stored_solutions=max(0, settings.max_stored_solutions - before))
     attempt.settings = own
-    run = Run(own, attempt, Job.from_hash(data))
-    run.prefix = tuple(int(d) for d in data["prefix"].split(",") if d)
+    run = Run(own, attempt, shard)
     if deadline:
         run.deadline = min(run.deadline, time.monotonic() + float(deadline) - time.time())
     outcome = "failed"
     try:
         outcome = run.execute()
     finally:
-        settle(client, settings, data["id"], outcome)
+        settle(client, settings, shard.id, outcome)
     return outcome
 
 
@@ -171,49 +147,3 @@ def settle(client: redis.Redis, settings: Settings, job_id: str, outcome: str) -
     if outcome == "failed":
         stop(client, settings, parent, user=False)
     return finish(client, settings, parent)
-
-
-def stop(client: redis.Redis, settings: Settings, parent: str, *, user: bool) -> tuple[str, int]:
-    """Run CANCEL_TREE on a sharded parent: (status, changed); user=True flags the parent too."""
-    prefix = settings.key_prefix
-    parent_key = key_for(prefix, "job", parent)
-    for _ in range(3):
-        n = int(client.hget(parent_key, "shards") or 0)
-        ids = [shard_id(parent, i) for i in range(n)]
-        keys = [parent_key, key_for(prefix, "leases"), *(key_for(prefix, "job", i) for i in ids)]
-        status, changed = client.eval(
-            CANCEL_TREE, len(keys), *keys, repr(time.time()), n, "1" if user else "0", *ids
-        )
-        if status != "retry":
-            return str(status), int(changed)
-    return "running", 0
-
-
-def finish(client: redis.Redis, settings: Settings, parent: str) -> str:
-    """Run FINISH for a parent: its state afterwards (running while a shard is unfinished)."""
-    prefix = settings.key_prefix
-    parent_key = key_for(prefix, "job", parent)
-    for _ in range(3):
-        n = int(client.hget(parent_key, "shards") or 0)
-        if not n:
-            return ""
-        ids = [shard_id(parent, i) for i in range(n)]
-        keys = [parent_key, key_for(prefix, "leases")]
-        for kind in ("job", "solutions", "grid"):
-            keys += [key_for(prefix, kind, sid) for sid in ids]
-        state = str(
-            client.eval(
-                FINISH,
-                len(keys),
-                *keys,
-                repr(time.time()),
-                n,
-                settings.ttl,
-                parent,
-                settings.max_stored_solutions,
-                key_for(prefix, "finished"),
-            )  # fmt: skip
-        )
-        if state != "mismatch":
-            return state
-    return ""

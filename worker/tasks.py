@@ -6,18 +6,19 @@ import logging
 import time
 from typing import Any
 
+from jobstore import Job, Mode, Settings
+from jobstore.attempt import Attempt
+from jobstore.connection import UNREACHABLE, client_for
+
 from . import shards
-from .attempt import Attempt, holder_is_dead, holder_name
-from .celery_app import TASK_NAMES, app, hard_limit
-from .config import Settings
-from .jobs import Job, Mode
-from .runner import Run
-from .store import UNREACHABLE, client_for
+from .celery_app import app, hard_limit
+from .holder import holder_is_dead, holder_name
+from .run import Run
 
 log = logging.getLogger(__name__)
 
 
-def execute(task: Any, mode: str, job_id: str) -> str:
+def execute(task: Any, mode: Mode, job_id: str) -> str:
     """Claim the job and run it; returns what happened (for logs: the job record is the result)."""
     settings: Settings = task.app.conf.alphametic_settings
     client = client_for(settings)
@@ -40,10 +41,9 @@ def execute(task: Any, mode: str, job_id: str) -> str:
         log.info("job %s not run: %s (attempt %s)", job_id, claim.status, claim.attempt)
         shards.settle(client, settings, job_id, claim.status)  # a shard that ends unrun
         return claim.status
-    data = claim.record
-    job = Job.from_hash(data)
-    if data.get("parent"):
-        outcome = shards.run_shard(settings, attempt, data)
+    job = Job.from_hash(claim.record)
+    if job.parent:
+        outcome = shards.run_shard(settings, attempt, job)
     elif job.mode is Mode.ENUMERATE and shards.split(task.app, settings, attempt, job):
         outcome = "sharded"  # its shards are on the enumerate queue now
     else:
@@ -53,13 +53,13 @@ def execute(task: Any, mode: str, job_id: str) -> str:
     return outcome
 
 
-@app.task(name=TASK_NAMES["solve"], bind=True)
+@app.task(name=Mode.SOLVE.task, bind=True)
 def solve_job(self: Any, job_id: str) -> str:
     """Find the first solution of the job's puzzle (or prove there is none)."""
-    return execute(self, "solve", job_id)
+    return execute(self, Mode.SOLVE, job_id)
 
 
-@app.task(name=TASK_NAMES["enumerate"], bind=True)
+@app.task(name=Mode.ENUMERATE.task, bind=True)
 def enumerate_job(self: Any, job_id: str) -> str:
     """Find, count and store every solution of the job's puzzle."""
-    return execute(self, "enumerate", job_id)
+    return execute(self, Mode.ENUMERATE, job_id)

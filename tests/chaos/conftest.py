@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from worker.config import Settings
-from worker.testing import WebServer
+from jobstore import Settings
+from tests.support.processes import WebServer
 
 
 @pytest.fixture()

@@ -12,11 +12,17 @@ from typing import Any
 
 import pytest
 
-from worker.config import Settings
-from worker.testing import WebServer
-
-from .load import LoadResult, check_over_http, puzzles, states, submit_all, wait_terminal
-from .scenarios import wait_until
+from jobstore import Settings
+from tests.support.chaos import wait_until
+from tests.support.load import (
+    LoadResult,
+    check_over_http,
+    puzzles,
+    states,
+    submit_all,
+    wait_terminal,
+)
+from tests.support.processes import WebServer
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 JOBS, CLIENTS = 2_000, 20

@@ -12,12 +12,8 @@ import pytest
 import redis
 import requests
 
-from worker.config import Settings
-from worker.jobs import JobStore, Mode, State
-from worker.records import encode
-from worker.testing import RedisServer, WebServer
-
-from .scenarios import (
+from jobstore import JobStore, Mode, Settings, State
+from tests.support.chaos import (
     MEDIUM,
     SHARDED,
     SHARDING,
@@ -30,6 +26,8 @@ from .scenarios import (
     wait_done,
     wait_until,
 )
+from tests.support.processes import RedisServer, WebServer
+from tests.support.puzzles import encode
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 SOLVES = [("SEND + MORE = MONEY", {"base": base}) for base in (10, 11, 12, 13)]
@@ -160,7 +158,7 @@ def test_web_answers_503_while_redis_is_down_and_recovers(
 
     def finished() -> bool:
         body = session.get(f"{web.url}/api/jobs/{again.json()['id']}", timeout=10).json()
-        return body["state"] == "succeeded"
+        return bool(body["state"] == "succeeded")
 
     wait_until(finished, 30, "the new job done by the recovered worker", interval=0.2)
     ready = session.get(web.url + "/readyz", timeout=10)

@@ -12,10 +12,8 @@ from typing import Any
 
 import pytest
 
-from worker.config import Settings
-from worker.jobs import State
-
-from .scenarios import (
+from jobstore import Settings, State
+from tests.support.chaos import (
     MEDIUM,
     SHARDED,
     SHARDING,
@@ -120,7 +118,7 @@ def test_frozen_worker_loses_its_lease_and_its_late_writes_are_refused(
     for pid in group:
         os.kill(pid, signal.SIGSTOP)
     try:
-        wait_until(lambda: store.get(job.id).attempt == 2, 20, "taken over")  # type: ignore[union-attr]
+        wait_until(lambda: store.get(job.id).attempt == 2, 20, "taken over")
     finally:
         for pid in group:
             os.kill(pid, signal.SIGCONT)
@@ -130,7 +128,7 @@ def test_frozen_worker_loses_its_lease_and_its_late_writes_are_refused(
     assert mismatch(store, done) == ""
     ended = completions(workers, job.id)
     assert "2: succeeded" in ended and all(e in ("1: stale", "2: succeeded") for e in ended)
-    assert store.get(job.id).to_dict() == done.to_dict()  # type: ignore[union-attr]
+    assert store.get(job.id).to_dict() == done.to_dict()
 
 
 def test_warm_shutdown_finishes_the_running_job(
@@ -164,7 +162,7 @@ def test_cold_shutdown_requeues_the_running_job(
     time.sleep(0.2)
     first.proc.send_signal(signal.SIGQUIT)
     first.proc.wait(30)
-    assert store.get(job.id).state is State.RUNNING  # type: ignore[union-attr]
+    assert store.get(job.id).state is State.RUNNING
     second = worker_factory(settings, "enumerate")
     (done,) = wait_done(store, [job.id], 30)
     assert done.state is State.SUCCEEDED and done.attempt == 2, done.to_dict()
@@ -210,7 +208,7 @@ def test_poison_job_fails_after_3_attempts(
             )
 
         wait_until(running, 30, f"running attempt {attempt}")
-        os.kill(holder_pid(store.get(job.id)), signal.SIGKILL)  # type: ignore[arg-type]
+        os.kill(holder_pid(store.get(job.id)), signal.SIGKILL)
     (done,) = wait_done(store, [job.id], 30)
     assert done.state is State.FAILED and done.attempt == 3, done.to_dict()
     assert done.error == "gave up after 3 attempts (worker lost)"

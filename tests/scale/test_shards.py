@@ -13,17 +13,18 @@ import pytest
 import redis
 
 import alphametic
-from worker.config import Settings
-from worker.jobs import Job, JobStore, State, encode, key_for
-from worker.shards import plan, shard_id
-from worker.testing import WorkerProcess
+from jobstore import Job, JobStore, Keys, Settings, State
+from jobstore.shards import shard_id
+from tests.support.processes import WorkerProcess
+from tests.support.puzzles import encode
+from worker.shards import plan
 
 # 290,304 solutions, about a second of search: 11 shards at depth 1 (base 11).
-MID = ("A + B + C + D = E + F + G + H", {"base": 11})
+MID: tuple[str, dict[str, Any]] = ("A + B + C + D = E + F + G + H", {"base": 11})
 # 2,580,480 solutions, many seconds of search with storing: still running when cancelled.
-BIG = ("A + B + C + D + E = F + G + H + I", {"base": 12})
+BIG: tuple[str, dict[str, Any]] = ("A + B + C + D + E = F + G + H + I", {"base": 12})
 # 790,272 solutions, 12 shards of a few tenths of a second each (base 12).
-KILLABLE = ("A + B + C + D = E + F + G + H", {"base": 12})
+KILLABLE: tuple[str, dict[str, Any]] = ("A + B + C + D = E + F + G + H", {"base": 12})
 
 
 def engine_list(text: str, options: dict[str, Any]) -> list[str]:
@@ -34,10 +35,8 @@ def engine_list(text: str, options: dict[str, Any]) -> list[str]:
 def shard_records(settings: Settings, job_id: str) -> list[dict[str, str]]:
     """The shard records of a job, in shard order (read straight from Redis)."""
     client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
-    n = int(client.hget(key_for(settings.key_prefix, "job", job_id), "shards") or 0)
-    return [
-        client.hgetall(key_for(settings.key_prefix, "job", shard_id(job_id, i))) for i in range(n)
-    ]
+    n = int(client.hget(Keys(settings.key_prefix).job(job_id), "shards") or 0)
+    return [client.hgetall(Keys(settings.key_prefix).job(shard_id(job_id, i))) for i in range(n)]
 
 
 def all_compact(store: JobStore, job_id: str, page: int = 50_000) -> list[str]:
@@ -83,7 +82,7 @@ def test_sharded_job_matches_the_engine(
     expected = engine_list(*MID)
     job = store.submit("enumerate", *MID)
     seen_totals = []
-    while not (current := store.get(job.id)).done:  # type: ignore[union-attr]
+    while not (current := store.get(job.id)).done:
         total = store.compact(job.id, 0, 0)[2]
         tail = store.compact(job.id, max(0, total - 20), 20)[1]
         assert tail == expected[max(0, total - 20) : total]  # the visible part is in order
@@ -177,7 +176,7 @@ def test_small_jobs_are_not_sharded(
     for job in (small, solve):
         assert job.state is State.SUCCEEDED
         assert shard_records(settings, job.id) == []
-    assert small.solutions_found == 1088 and store.solutions(small.id, 0, 1).total == 1088
+    assert small.solutions_found == 1088 and store.solutions(small.id, 0, 1).total == 1088  # type: ignore[union-attr]
 
 
 def test_time_limit_fails_the_sharded_job_at_once(

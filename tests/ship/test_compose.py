@@ -14,7 +14,7 @@ from celery import Celery
 from celery.bin.celery import celery as celery_cli
 from celery.bin.worker import worker as celery_worker_cli
 
-from tests.ship.compose import (
+from tests.support.compose import (
     COMPOSE,
     ROOT,
     command,

@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.ship.compose import ROOT
-from worker.testing import free_port
+from tests.support.compose import ROOT
+from tests.support.processes import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 

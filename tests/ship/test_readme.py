@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.ship.compose import ROOT, env_names_read_by
+from tests.support.compose import ROOT, env_names_read_by
 
 README = (ROOT / "README.md").read_text()
 # Variables of Python or the OS that the code passes on to subprocesses, not settings of ours.

@@ -82,7 +82,7 @@ def test_embedded_redis_persists_across_restarts(tmp_path: Path) -> None:
         url = f"redis://127.0.0.1:{port}/0"
         child = sup.start("redis", redis_argv(binary, port, tmp_path))
         try:
-            wait_ready(url, alive=lambda c=child: c.proc.poll() is None)
+            wait_ready(url, alive=lambda c=child: c.proc.poll() is None)  # type: ignore[misc]
             client = redis.Redis.from_url(url)
             if attempt == 0:
                 client.set("kept", "yes")

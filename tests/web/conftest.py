@@ -11,11 +11,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from web import create_app
-from worker.config import Settings
-from worker.jobs import Job, JobStore
-from worker.testing import WebServer, WorkerProcess
-from worker.testing import wait_job as wait_for
+from jobstore import JobStore, Settings
+from tests.support.processes import WebServer, WorkerProcess
+from tests.support.web import make_app
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts" / "web"
@@ -43,13 +41,6 @@ def web_workers(web_settings: Settings) -> Iterator[WorkerProcess]:
         worker.cleanup()
 
 
-def make_app(settings: Any, **config: Any) -> Flask:
-    """Build an app on these settings with a high rate limit unless told otherwise."""
-    base: dict[str, Any] = {"SETTINGS": settings, "TESTING": True, "RATE_LIMIT": "10000/minute"}
-    base.update(config)
-    return create_app(base)
-
-
 @pytest.fixture(scope="session")
 def app(web_settings: Any) -> Flask:
     """The app under test, on the shared Redis."""
@@ -66,11 +57,6 @@ def client(app: Flask) -> FlaskClient:
 def job_store(web_settings: Any) -> JobStore:
     """A JobStore to inspect and clean up what the tests created."""
     return JobStore(web_settings)
-
-
-def wait_done(job_store: JobStore, job_id: str, timeout: float = 30) -> Job:
-    """Wait until the job is in a terminal state."""
-    return wait_for(job_store, job_id, lambda job: job.done, timeout)
 
 
 @pytest.fixture(scope="session")

@@ -8,23 +8,11 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from tests.web.conftest import make_app, wait_done, wait_for
-from worker.jobs import JobStore
-from worker.testing import free_port
+from jobstore import JobStore
+from tests.support.processes import free_port, wait_job
+from tests.support.web import assert_problem, make_app
 
-PROBLEM = "application/problem+json"
 LONG = {"puzzle": "CP + IS + FUN = TRUE", "mode": "enumerate", "options": {"base": 36}}
-
-
-def assert_problem(response: Any, status: int) -> dict[str, Any]:
-    """Check an RFC 9457 problem response and return its body."""
-    assert response.status_code == status, response.get_data(as_text=True)
-    assert response.mimetype == PROBLEM
-    body: dict[str, Any] = response.get_json(force=True)
-    assert body["status"] == status
-    assert body["type"].startswith("/api/problems/")
-    assert body["title"] and body["detail"]
-    return body
 
 
 def post_job(client: FlaskClient, body: Any) -> Any:
@@ -40,7 +28,7 @@ def long_job(client: FlaskClient, job_store: JobStore, web_workers: Any) -> Any:
     job_id = response.get_json()["id"]
     yield job_id
     job_store.cancel(job_id)
-    wait_done(job_store, job_id)
+    wait_job(job_store, job_id)
 
 
 def test_healthz(client: FlaskClient) -> None:
@@ -69,7 +57,7 @@ def test_solve_round_trip(client: FlaskClient, job_store: JobStore, web_workers:
     assert body["puzzle"] == "SEND + MORE = MONEY"
     assert body["links"]["solutions"] == f"/api/jobs/{body['id']}/solutions"
     assert body["links"]["cancel"] == f"/api/jobs/{body['id']}/cancel"
-    wait_done(job_store, body["id"])
+    wait_job(job_store, body["id"])
     response = client.get(body["links"]["self"])
     done = response.get_json()
     assert response.status_code == 200
@@ -90,7 +78,7 @@ def test_status_has_retry_after_while_running(client: FlaskClient, long_job: str
 def test_solutions_are_paged(client: FlaskClient, job_store: JobStore, web_workers: Any) -> None:
     response = post_job(client, {"puzzle": "TWO + TWO = FOUR", "mode": "enumerate"})
     job_id = response.get_json()["id"]
-    assert wait_done(job_store, job_id).solutions_found == 7
+    assert wait_job(job_store, job_id).solutions_found == 7
     first = client.get(f"/api/jobs/{job_id}/solutions?limit=5").get_json()
     assert first["total"] == 7 and first["truncated"] is False and first["done"] is True
     assert len(first["items"]) == 5 and first["next"].endswith("offset=5&limit=5")
@@ -111,7 +99,7 @@ def test_grid_counts_every_solution(
 ) -> None:
     response = post_job(client, {"puzzle": "ODD + ODD = EVEN", "mode": "enumerate"})
     job = response.get_json()
-    wait_done(job_store, job["id"])
+    wait_job(job_store, job["id"])
     grid = client.get(job["links"]["grid"]).get_json()
     assert grid["total"] == 2 and grid["base"] == 10
     assert sorted(grid["letters"]) == ["D", "E", "N", "O", "V"]
@@ -120,11 +108,11 @@ def test_grid_counts_every_solution(
 
 
 def test_cancel_is_idempotent(client: FlaskClient, job_store: JobStore, long_job: str) -> None:
-    wait_for(job_store, long_job, lambda job: job.solutions_found > 0)
+    wait_job(job_store, long_job, lambda job: job.solutions_found > 0)
     first = client.post(f"/api/jobs/{long_job}/cancel")
     assert first.status_code == 200
     assert first.get_json()["id"] == long_job
-    job = wait_done(job_store, long_job)
+    job = wait_job(job_store, long_job)
     assert job.state == "canceled"
     again = client.post(f"/api/jobs/{long_job}/cancel")
     assert again.status_code == 200 and again.get_json()["state"] == "canceled"
@@ -136,7 +124,7 @@ def test_cancel_finished_job_changes_nothing(
     client: FlaskClient, job_store: JobStore, web_workers: Any
 ) -> None:
     job_id = post_job(client, {"puzzle": "TO + GO = OUT"}).get_json()["id"]
-    wait_done(job_store, job_id)
+    wait_job(job_store, job_id)
     response = client.post(f"/api/jobs/{job_id}/cancel", json={})
     assert response.status_code == 200 and response.get_json()["state"] == "succeeded"
 

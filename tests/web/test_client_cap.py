@@ -10,11 +10,9 @@ import pytest
 import requests
 from flask import Flask
 
-from tests.web.conftest import make_app
-from tests.web.test_api import assert_problem
-from tests.web.test_pages import submit
-from worker.config import Settings
-from worker.jobs import JobStore
+from jobstore import JobStore, Settings
+from tests.support.web import assert_problem, make_app
+from tests.support.web import submit_form as submit
 
 PUZZLES = ["SEND + MORE = MONEY", "TWO + TWO = FOUR", "ODD + ODD = EVEN"]
 
@@ -25,7 +23,7 @@ def capped(fresh_settings: Callable[..., Settings]) -> Iterator[Callable[..., Fl
     settings = fresh_settings(max_queued_per_client=2)
     yield lambda **config: make_app(settings, **config)
     store = JobStore(settings)
-    for key in store.redis.scan_iter(store.key("job", "*")):
+    for key in store.redis.scan_iter(store.keys.job("*")):
         store.cancel(key.rsplit(":", 1)[1])
 
 
@@ -93,8 +91,11 @@ def test_real_server_applies_the_default_cap(live_server: str) -> None:
     accepted: list[str] = []
     try:
         for base in range(16, 37):
-            body = {"puzzle": "A + B + C + D + E = F + G + H + I", "mode": "enumerate"}
-            body["options"] = {"base": base}
+            body: dict[str, Any] = {
+                "puzzle": "A + B + C + D + E = F + G + H + I",
+                "mode": "enumerate",
+                "options": {"base": base},
+            }
             response = session.post(live_server + "/api/jobs", json=body, timeout=10)
             if response.status_code != 202:
                 break

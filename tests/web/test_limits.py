@@ -11,8 +11,7 @@ import pytest
 from flask.testing import FlaskClient
 
 import alphametic
-from tests.web.conftest import make_app
-from tests.web.test_api import assert_problem
+from tests.support.web import assert_problem, make_app
 from web import create_app
 
 

@@ -12,8 +12,8 @@ from flask.testing import FlaskClient
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
-from tests.web.conftest import wait_done
-from worker.jobs import JobStore
+from jobstore import JobStore
+from tests.support.processes import wait_job
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,7 @@ def test_responses_conform(
     created = client.post("/api/jobs", json={"puzzle": "ODD + ODD = EVEN", "mode": "enumerate"})
     check(document, created, "/api/jobs", "post")
     job_id = created.get_json()["id"]
-    wait_done(job_store, job_id)
+    wait_job(job_store, job_id)
     check(document, client.get(f"/api/jobs/{job_id}"), "/api/jobs/{job_id}", "get")
     page = client.get(f"/api/jobs/{job_id}/solutions?limit=1")
     check(document, page, "/api/jobs/{job_id}/solutions", "get")
@@ -71,7 +71,7 @@ def test_responses_conform(
     cancel = client.post(f"/api/jobs/{job_id}/cancel")
     check(document, cancel, "/api/jobs/{job_id}/cancel", "post")
     solved = client.post("/api/jobs", json={"puzzle": "SEND + MORE = MONEY"}).get_json()
-    wait_done(job_store, solved["id"])
+    wait_job(job_store, solved["id"])
     check(document, client.get(f"/api/jobs/{solved['id']}"), "/api/jobs/{job_id}", "get")
     check(document, client.get("/healthz"), "/healthz", "get")
     check(document, client.get("/readyz"), "/readyz", "get")

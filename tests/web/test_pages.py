@@ -10,24 +10,12 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from tests.web.conftest import ROOT, wait_done, wait_for
-from worker.jobs import JobStore
+from jobstore import JobStore
+from tests.support.processes import ROOT, wait_job
+from tests.support.web import submit_form as submit
+from tests.support.web import token
 
 TEMPLATES = ROOT / "web" / "templates"
-TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
-
-
-def token(client: FlaskClient) -> str:
-    """Load the form and return its CSRF token."""
-    found = TOKEN.search(client.get("/").get_data(as_text=True))
-    assert found
-    return found.group(1)
-
-
-def submit(client: FlaskClient, **fields: str) -> Any:
-    """Submit the puzzle form with a valid token."""
-    data = {"mode": "solve", "leading_zeros": "multi-letter", "base": "10", **fields}
-    return client.post("/jobs", data={"csrf_token": token(client), **data})
 
 
 def job_id_of(response: Any) -> str:
@@ -54,7 +42,7 @@ def test_famous_puzzle_is_one_click_away(
     assert first
     fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', first.group(1)))
     assert fields["puzzle"] == "SEND + MORE = MONEY" and fields["csrf_token"]
-    job = wait_done(job_store, job_id_of(client.post("/jobs", data=fields)))
+    job = wait_job(job_store, job_id_of(client.post("/jobs", data=fields)))
     assert job.solution == {"S": 9, "E": 5, "N": 6, "D": 7, "M": 1, "O": 0, "R": 8, "Y": 2}
 
 
@@ -69,7 +57,7 @@ def test_post_redirect_get_draws_the_sum(
     client: FlaskClient, job_store: JobStore, web_workers: Any
 ) -> None:
     job_id = job_id_of(submit(client, puzzle="SEND + MORE = MONEY"))
-    wait_done(job_store, job_id)
+    wait_job(job_store, job_id)
     page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
     assert 'class="badge state-succeeded"' in page
     assert "9567 + 1085 = 10652" in page
@@ -81,7 +69,7 @@ def test_post_redirect_get_draws_the_sum(
 
 def test_no_solution_is_said(client: FlaskClient, job_store: JobStore, web_workers: Any) -> None:
     job_id = job_id_of(submit(client, puzzle="AB + DC = CBB"))
-    wait_done(job_store, job_id)
+    wait_job(job_store, job_id)
     page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
     assert "This puzzle has no solution." in page and 'id="sum"' not in page
     assert '<span id="count">0</span> <span id="count-word">solutions</span> found' in page
@@ -124,13 +112,13 @@ def test_form_post_without_valid_token_is_403(client: FlaskClient, sent: str | N
 def test_cancel_from_the_page(client: FlaskClient, job_store: JobStore, web_workers: Any) -> None:
     job_id = job_id_of(submit(client, puzzle="CP + IS + FUN = TRUE", mode="enumerate", base="36"))
     try:
-        wait_for(job_store, job_id, lambda job: job.solutions_found > 0)
+        wait_job(job_store, job_id, lambda job: job.solutions_found > 0)
         page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
         assert 'id="cancel"' in page and '<noscript><meta http-equiv="refresh"' in page
         assert client.post(f"/jobs/{job_id}/cancel").status_code == 403
         response = client.post(f"/jobs/{job_id}/cancel", data={"csrf_token": token(client)})
         assert response.status_code == 303 and response.headers["Location"] == f"/jobs/{job_id}"
-        job = wait_done(job_store, job_id)
+        job = wait_job(job_store, job_id)
         assert job.state == "canceled"
         page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
         assert "state-canceled" in page and 'id="cancel"' not in page
@@ -143,7 +131,7 @@ def test_enumeration_grid_marks_forced_letters(
     client: FlaskClient, job_store: JobStore, web_workers: Any
 ) -> None:
     job_id = job_id_of(submit(client, puzzle="ODD + ODD = EVEN", mode="enumerate"))
-    wait_done(job_store, job_id)
+    wait_job(job_store, job_id)
     page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
     grid = re.search(r'<table id="grid">.*?</table>', page, re.S)
     assert grid
@@ -157,7 +145,7 @@ def test_enumeration_with_one_solution_is_drawn(
     client: FlaskClient, job_store: JobStore, web_workers: Any
 ) -> None:
     job_id = job_id_of(submit(client, puzzle="SEND + MORE = MONEY", mode="enumerate"))
-    wait_done(job_store, job_id)
+    wait_job(job_store, job_id)
     page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
     assert 'id="sum"' in page and "9567 + 1085 = 10652" in page
 
@@ -166,7 +154,7 @@ def test_solutions_are_paged_on_the_page(
     client: FlaskClient, job_store: JobStore, web_workers: Any
 ) -> None:
     job_id = job_id_of(submit(client, puzzle="ABC + DEF = GHI", mode="enumerate"))
-    assert wait_done(job_store, job_id).solutions_found == 1088
+    assert wait_job(job_store, job_id).solutions_found == 1088
     page = client.get(f"/jobs/{job_id}?page=2").get_data(as_text=True)
     assert '<ol id="solutions" start="51">' in page
     assert "51–100 of 1088 stored" in page and 'rel="prev"' in page and 'rel="next"' in page

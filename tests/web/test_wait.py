@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from tests.web.conftest import make_app
-from tests.web.test_api import assert_problem
-from worker.config import Settings
+from jobstore import Settings
+from tests.support.web import assert_problem, make_app
 
 SLOW = 60.0
 

@@ -1,0 +1,44 @@
+"""The job store: the one job model in Redis, shared by the web front end and the workers.
+
+Rooms: settings.py (configuration from the environment) · model.py (Mode, State, Job: a new
+field of the record or the API's status body goes here) · keys.py (every Redis key, one
+object per prefix) · lua.py + lua_scripts/ (every atomic transition: a new one is a .lua file
+there) · store.py (JobStore: submit, get, wait, page, cancel) · admission.py (what a submission
+must pass) · rates.py (per-client rates) · attempt.py (the Redis side of one run of a job) ·
+shards.py (a sharded job read and ended as one) · waiters.py (long polling) · workers.py
+(heartbeats) · messages.py (Celery task messages, built without a broker) · connection.py.
+
+It imports the engine (alphametic) and Celery's message protocol, never the worker package or
+Flask; importing it builds no Celery app.
+"""
+
+from __future__ import annotations
+
+from .admission import OptionsError, TooManyJobs
+from .connection import Unavailable
+from .keys import Keys
+from .model import CHUNK, DIGITS, TERMINAL, UNFINISHED, Job, Mode, Page, State, decode
+from .rates import Rate, RateLimited
+from .settings import ConfigError, Settings
+from .store import JobStore
+
+__all__ = [
+    "CHUNK",
+    "DIGITS",
+    "TERMINAL",
+    "UNFINISHED",
+    "ConfigError",
+    "Job",
+    "JobStore",
+    "Keys",
+    "Mode",
+    "OptionsError",
+    "Page",
+    "Rate",
+    "RateLimited",
+    "Settings",
+    "State",
+    "TooManyJobs",
+    "Unavailable",
+    "decode",
+]

@@ -1,0 +1,89 @@
+"""What a submission must pass before it is queued: its mode, options and puzzle checked, its
+fingerprint for deduplication, and the error of the per-client cap (JobStore.submit uses them;
+the API checks a request's options with check_options before it gets that far).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import alphametic
+
+from .model import Mode
+
+OPTION_NAMES = frozenset({"base", "leading_zeros", "fixed"})
+
+
+class OptionsError(ValueError):
+    """The submitted mode or options are not acceptable (bad puzzles raise PuzzleError).
+
+    `field` names what is wrong as the API reports it ("mode", "options", "options.base", ...).
+    """
+
+    def __init__(self, message: str, field: str = "options") -> None:
+        """Keep the field the message is about."""
+        super().__init__(message)
+        self.field = field
+
+
+def _integer(value: object) -> bool:
+    """Tell whether a JSON value is an integer (true and false are not)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_mode(mode: object) -> Mode:
+    """The Mode named by a request, or OptionsError."""
+    try:
+        return Mode(str(mode)) if isinstance(mode, str) else Mode("")
+    except ValueError:
+        names = " or ".join(f"'{m.value}'" for m in Mode)
+        raise OptionsError(f"'mode' must be {names}.", "mode") from None
+
+
+def check_options(options: object) -> dict[str, Any]:
+    """The options' shape checked (their values are checked by the engine), or OptionsError."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise OptionsError("'options' must be an object.")
+    unknown = sorted(str(k) for k in options if k not in OPTION_NAMES)
+    if unknown:
+        raise OptionsError(f"Unknown option(s): {', '.join(unknown)}.")
+    if "base" in options and not _integer(options["base"]):
+        raise OptionsError("'options.base' must be an integer from 2 to 36.", "options.base")
+    if "leading_zeros" in options and not isinstance(options["leading_zeros"], str):
+        raise OptionsError("'options.leading_zeros' must be a string.", "options.leading_zeros")
+    fixed = options.get("fixed")
+    if "fixed" in options and not (
+        isinstance(fixed, Mapping) and all(_integer(d) for d in fixed.values())
+    ):
+        raise OptionsError("'options.fixed' must map letters to integer digits.", "options.fixed")
+    return dict(options)
+
+
+class TooManyJobs(Exception):
+    """The client already has `cap` unfinished jobs (ALPHAMETIC_MAX_QUEUED_PER_CLIENT)."""
+
+    def __init__(self, cap: int) -> None:
+        """Keep the cap for the error message."""
+        super().__init__(
+            f"A client may have at most {cap} unfinished jobs; "
+            "wait for one to finish or cancel one, then retry."
+        )
+        self.cap = cap
+
+
+def normalise(mode: str, puzzle: str, options: Mapping[str, Any] | None) -> tuple[Mode, Any]:
+    """Validate mode and options and parse the puzzle (raises OptionsError or PuzzleError)."""
+    checked_mode = check_mode(mode)
+    kwargs = {k: v for k, v in check_options(options).items() if v is not None}
+    return checked_mode, alphametic.parse(puzzle, **kwargs)
+
+
+def fingerprint(mode: Mode, puzzle: Any) -> str:
+    """Hash of normalised puzzle text, options and mode: equal for identical submissions."""
+    payload = json.dumps([mode.value, puzzle.text, puzzle.options()], sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()

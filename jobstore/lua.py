@@ -1,0 +1,70 @@
+"""Every Lua script of the job store, and the one way to run them.
+
+Each transition of a job (create, claim, update, cancel, reap, resend, and the sharded
+split/release/finish/cancel-tree) is one script in jobstore/lua_scripts/, atomic inside Redis.
+Scripts get every key from Python (jobstore.keys.Keys) and build none; terminal states are
+final; every write by a worker names its attempt, so a stale attempt is refused. Scripts run
+by EVALSHA through redis-py's Script objects, which load the text again when Redis has
+forgotten it (a restart, a failover).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import redis
+
+FOLDER = Path(__file__).with_name("lua_scripts")
+# Scripts that call a shared Lua function get its file put in front of their own.
+LIBRARIES = {"create": ("rate",), "count": ("rate",)}
+NAMES = (
+    "create",
+    "count",
+    "claim",
+    "update",
+    "cancel",
+    "reap",
+    "resend",
+    "split",
+    "release",
+    "finish",
+    "cancel_tree",
+    "stored",
+)
+
+Arg = str | int | float
+
+
+def source(name: str) -> str:
+    """The Lua text of one script, with the library functions it uses."""
+    parts = (*LIBRARIES.get(name, ()), name)
+    return "\n".join((FOLDER / f"{part}.lua").read_text(encoding="utf-8") for part in parts)
+
+
+SOURCES = {name: source(name) for name in NAMES}
+
+
+class Scripts:
+    """The job store's scripts registered on one Redis client."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self._registered = {name: client.register_script(text) for name, text in SOURCES.items()}
+
+    def run(
+        self,
+        name: str,
+        keys: Sequence[str],
+        args: Sequence[Arg],
+        pipe: redis.client.Pipeline | None = None,
+    ) -> Any:
+        """Run one script (inside `pipe` when given: its reply comes with the pipeline's)."""
+        return self._registered[name](keys=list(keys), args=list(args), client=pipe)
+
+
+@functools.cache
+def scripts_for(client: redis.Redis) -> Scripts:
+    """The scripts of one client, registered once per client."""
+    return Scripts(client)

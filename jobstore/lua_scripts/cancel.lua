@@ -1,0 +1,14 @@
+-- KEYS: job hash, leases zset.  ARGV: now, job_id, the finished channel.
+-- Returns {status, changed}; status: gone | done | already | queued | running.
+local s = redis.call('HMGET', KEYS[1], 'state', 'cancel', 'lease')
+if not s[1] then return {'gone', 0} end
+local state = s[1]
+if state == 'succeeded' or state == 'failed' or state == 'canceled' then return {'done', 0} end
+if s[2] and s[2] ~= '' then return {'already', 0} end
+redis.call('HSET', KEYS[1], 'cancel', ARGV[1])
+if state == 'queued' or (state == 'running' and tonumber(s[3] or '0') < tonumber(ARGV[1])) then
+  redis.call('HSET', KEYS[1], 'state', 'canceled', 'finished', ARGV[1], 'eta', '')
+  redis.call('ZREM', KEYS[2], ARGV[2])
+  redis.call('PUBLISH', ARGV[3], ARGV[2])
+end
+return {state, 1}

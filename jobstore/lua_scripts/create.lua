@@ -1,0 +1,46 @@
+-- Creates a job record unless an identical live or succeeded job exists, and pushes its Celery
+-- task message onto the broker's list for its queue (jobstore/messages.py builds it): the record
+-- and its message appear together or not at all, in one round trip. The request is first
+-- counted against the client's rate windows (every request counts, even an identical one).
+-- The dedup string and the client's set hold job keys (not ids), so no key is built here.
+-- KEYS: job hash, dedup string, queued zset, broker list, the client's set of unfinished jobs
+--       (checked only when the cap is above 0), n rate window counters.
+-- ARGV: ttl, client cap (0: none), job_id, created, message, n,
+--       amount, seconds per rate window..., field/value pairs...
+-- Returns {'limited', seconds} | {'existing', old_id} | {'full', ''} (the client is at its cap)
+-- | {'created', ''}.
+local n = tonumber(ARGV[6])
+local wait = over_rate(6, n, 7)
+if wait > 0 then return {'limited', tostring(wait)} end
+local old = redis.call('GET', KEYS[2])
+if old then
+  local s = redis.call('HMGET', old, 'state', 'id')
+  if s[1] == 'queued' or s[1] == 'running' or s[1] == 'succeeded' then
+    return {'existing', s[2]}
+  end
+end
+local ttl = tonumber(ARGV[1])
+if tonumber(ARGV[2]) > 0 then
+  -- An expired record counts as finished.
+  local finished, live = {}, 0
+  for _, key in ipairs(redis.call('SMEMBERS', KEYS[5])) do
+    local s = redis.call('HGET', key, 'state')
+    if not s or s == 'succeeded' or s == 'failed' or s == 'canceled' then
+      finished[#finished + 1] = key
+    else
+      live = live + 1
+    end
+  end
+  if live >= tonumber(ARGV[2]) then return {'full', ''} end
+  for _, key in ipairs(finished) do redis.call('SREM', KEYS[5], key) end
+  redis.call('SADD', KEYS[5], KEYS[1])
+  redis.call('EXPIRE', KEYS[5], ttl)
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 7 + 2 * n))
+redis.call('EXPIRE', KEYS[1], ttl)
+redis.call('SET', KEYS[2], KEYS[1], 'EX', ttl)
+-- Watched by the sweep: a job still queued while its queue is empty lost its message.
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
+redis.call('EXPIRE', KEYS[3], ttl)
+redis.call('LPUSH', KEYS[4], ARGV[5])
+return {'created', ''}

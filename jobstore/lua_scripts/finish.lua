@@ -1,0 +1,44 @@
+-- KEYS: parent hash, leases zset, then n shard hashes, n solution lists, n grids.
+-- ARGV: now, n, ttl, parent id, cap (solutions stored at most), the finished channel.
+-- When every shard is terminal, ends the parent and refreshes every key's TTL.
+-- Returns the parent's state (running while a shard is not terminal), gone or mismatch.
+local p = redis.call('HMGET', KEYS[1], 'state', 'shards')
+if not p[1] then return 'gone' end
+if p[1] == 'succeeded' or p[1] == 'failed' or p[1] == 'canceled' then return p[1] end
+if p[2] ~= ARGV[2] then return 'mismatch' end
+local n = tonumber(ARGV[2])
+local found, nodes, progress, failed, canceled = 0, 0, 0, nil, false
+for i = 1, n do
+  local s = redis.call('HMGET', KEYS[2 + i], 'state', 'found', 'nodes', 'progress', 'share',
+    'error')
+  if not s[1] then
+    failed = failed or 'a shard expired'
+  elseif s[1] == 'failed' then
+    failed = failed or (s[6] ~= '' and s[6]) or 'a shard failed'
+  elseif s[1] == 'canceled' then
+    canceled = true
+  elseif s[1] ~= 'succeeded' then
+    return 'running'
+  end
+  found = found + tonumber(s[2] or '0')
+  nodes = nodes + tonumber(s[3] or '0')
+  if s[1] == 'succeeded' then
+    progress = progress + tonumber(s[5] or '0')
+  else
+    progress = progress + tonumber(s[5] or '0') * tonumber(s[4] or '0')
+  end
+end
+local state = 'succeeded'
+if failed then state = 'failed' elseif canceled then state = 'canceled' end
+if state == 'succeeded' then progress = 1 else progress = math.min(progress, 0.999999) end
+local truncated = '0'
+if found > tonumber(ARGV[5]) then truncated = '1' end
+redis.call('HSET', KEYS[1], 'state', state, 'finished', ARGV[1], 'eta', '', 'found',
+  string.format('%d', found), 'nodes', string.format('%d', nodes), 'progress',
+  string.format('%.17g', progress), 'truncated', truncated, 'error', failed or '')
+redis.call('ZREM', KEYS[2], ARGV[4])
+for i = 1, #KEYS do
+  if i ~= 2 then redis.call('EXPIRE', KEYS[i], ARGV[3]) end
+end
+redis.call('PUBLISH', ARGV[6], ARGV[4])
+return state

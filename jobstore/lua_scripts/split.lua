@@ -1,0 +1,18 @@
+-- KEYS: parent hash, shard hashes... ARGV: attempt, now, ttl, deadline, n, then per shard:
+-- id, prefix ("3,1"), share. Returns split | exists | stale | canceled.
+local p = redis.call('HMGET', KEYS[1], 'state', 'attempt', 'cancel', 'shards', 'id', 'mode',
+  'puzzle', 'options', 'letters', 'created')
+if p[1] ~= 'running' or p[2] ~= ARGV[1] then return 'stale' end
+if p[4] and p[4] ~= '' then return 'exists' end
+if p[3] and p[3] ~= '' then return 'canceled' end
+local n = tonumber(ARGV[5])
+for i = 1, n do
+  local a = 5 + 3 * (i - 1)
+  redis.call('HSET', KEYS[1 + i], 'id', ARGV[a + 1], 'mode', p[6], 'puzzle', p[7],
+    'options', p[8], 'letters', p[9], 'state', 'queued', 'created', ARGV[2], 'attempt', '0',
+    'parent', p[5], 'index', i - 1, 'prefix', ARGV[a + 2], 'share', ARGV[a + 3])
+  redis.call('EXPIRE', KEYS[1 + i], ARGV[3])
+end
+redis.call('HSET', KEYS[1], 'shards', n, 'deadline', ARGV[4])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return 'split'

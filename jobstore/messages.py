@@ -1,0 +1,62 @@
+"""Celery task messages as kombu's Redis transport stores them, built without publishing.
+
+A job's record and its task message go to Redis in one Lua script (lua_scripts/create.lua):
+one round trip instead of three (create, kombu's LPUSH, mark sent), and no window in which a
+record exists without its message. Celery builds the task protocol (headers, properties,
+body); this module adds kombu's envelope for the Redis transport (JSON, base64 body, delivery
+info) exactly as `send_task` would, which tests/jobstore/test_messages.py checks against a
+message kombu really published.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import os
+import socket
+import uuid
+from typing import Any
+
+from celery import Celery
+
+from .model import Mode
+
+
+def origin() -> str:
+    """Who sent the message, as Celery names it: "gen<pid>@<host>" (this process, after forks)."""
+    return f"gen{os.getpid()}@{socket.gethostname()}"
+
+
+@functools.cache
+def protocol() -> Celery:
+    """A Celery app used only to build task messages: no configuration, never connects."""
+    return Celery("alphametic-messages", set_as_current=False)
+
+
+def task_message(mode: Mode, job_id: str, expires: float) -> str:
+    """The JSON text kombu would LPUSH onto the mode's queue for send_task(task, [job_id])."""
+    task_id = str(uuid.uuid4())
+    message = protocol().amqp.as_task_v2(
+        task_id, mode.task, args=[job_id], kwargs={}, expires=expires, origin=origin()
+    )
+    body = json.dumps(message.body).encode()
+    properties: dict[str, Any] = {
+        **message.properties,
+        "delivery_mode": 2,  # persistent, as kombu's default
+        # The broker drops the message with its job record (Celery sets this from expires).
+        "expiration": str(int(expires * 1000)),
+        "delivery_info": {"exchange": "", "routing_key": mode.queue},
+        "priority": 0,
+        "body_encoding": "base64",
+        "delivery_tag": str(uuid.uuid4()),
+    }
+    return json.dumps(
+        {
+            "body": base64.b64encode(body).decode(),
+            "content-encoding": "utf-8",
+            "content-type": "application/json",
+            "headers": message.headers,
+            "properties": properties,
+        }
+    )

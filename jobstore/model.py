@@ -1,0 +1,190 @@
+"""The one job model: states, modes (with their queue and task), the record, compact solutions.
+
+How a record is laid out in Redis is in jobstore/keys.py; Job.from_hash reads one.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+CHUNK = 1000  # solutions per element of the solutions list
+
+
+class State(StrEnum):
+    """Where a job is in its life; the last three are terminal."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELED = "canceled"
+
+
+TERMINAL = frozenset({State.SUCCEEDED, State.FAILED, State.CANCELED})
+UNFINISHED = frozenset({State.QUEUED, State.RUNNING})
+
+
+class Mode(StrEnum):
+    """What a job computes: the first solution, or every solution.
+
+    Everything that differs by mode derives from here: its queue, its task, its time limits
+    (Settings.soft_limit), the API's and OpenAPI's list of modes, health and heartbeats.
+    """
+
+    SOLVE = "solve"
+    ENUMERATE = "enumerate"
+
+    @property
+    def queue(self) -> str:
+        """The Celery queue of this mode's jobs (kombu's Redis list has the same name)."""
+        return self.value
+
+    @property
+    def task(self) -> str:
+        """The name of the Celery task that runs this mode's jobs (worker/tasks.py)."""
+        return f"worker.tasks.{self.value}_job"
+
+
+def decode(letters: str, text: str) -> dict[str, int]:
+    """Decode a compact solution string into letter -> digit."""
+    return {letter: DIGITS.index(c) for letter, c in zip(letters, text, strict=True)}
+
+
+def iso(timestamp: str | float | None) -> str | None:
+    """Format an epoch timestamp as ISO-8601 UTC with milliseconds, or None."""
+    if timestamp in (None, ""):
+        return None
+    moment = datetime.fromtimestamp(float(timestamp), UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _float(value: str | None) -> float | None:
+    """Parse an optional float field."""
+    return None if value in (None, "") else float(value)
+
+
+@dataclass
+class Job:
+    """One job as stored in Redis (read-only snapshot)."""
+
+    id: str
+    mode: Mode
+    puzzle: str
+    options: dict[str, Any]
+    state: State
+    created: float
+    started: float | None = None
+    finished: float | None = None
+    attempt: int = 0
+    progress: float = 0.0
+    nodes: int = 0
+    solutions_found: int = 0
+    eta: float | None = None
+    error: str | None = None
+    letters: str = ""
+    solution_text: str = ""
+    truncated: bool = False
+    cancel_requested: float | None = None
+    holder: str = ""
+    lease: float | None = None
+    # A shard of a sharded enumeration (jobstore/shards.py): its parent, its place in search
+    # order, the digits of the first search letters it covers and its share of the tree.
+    parent: str = ""
+    index: int = 0
+    prefix: tuple[int, ...] = ()
+    share: float = 0.0
+    # A sharded parent: how many shards it has, and the epoch time every shard must end by.
+    shards: int = 0
+    deadline: float | None = None
+    read_at: float = field(default_factory=time.time)
+
+    @classmethod
+    def from_hash(cls, data: Mapping[str, str]) -> Job:
+        """Build a Job from its Redis hash."""
+        return cls(
+            id=data["id"],
+            mode=Mode(data["mode"]),
+            puzzle=data["puzzle"],
+            options=json.loads(data["options"]),
+            state=State(data["state"]),
+            created=float(data["created"]),
+            started=_float(data.get("started")),
+            finished=_float(data.get("finished")),
+            attempt=int(data.get("attempt") or 0),
+            progress=float(data.get("progress") or 0.0),
+            nodes=int(data.get("nodes") or 0),
+            solutions_found=int(data.get("found") or 0),
+            eta=_float(data.get("eta")),
+            error=data.get("error") or None,
+            letters=data.get("letters", ""),
+            solution_text=data.get("solution", ""),
+            truncated=data.get("truncated") == "1",
+            cancel_requested=_float(data.get("cancel")),
+            holder=data.get("holder", ""),
+            lease=_float(data.get("lease")),
+            parent=data.get("parent", ""),
+            index=int(data.get("index") or 0),
+            prefix=tuple(int(d) for d in data.get("prefix", "").split(",") if d),
+            share=float(data.get("share") or 0.0),
+            shards=int(data.get("shards") or 0),
+            deadline=_float(data.get("deadline")),
+        )
+
+    @property
+    def done(self) -> bool:
+        """True when the job is in a terminal state."""
+        return self.state in TERMINAL
+
+    @property
+    def elapsed(self) -> float | None:
+        """Seconds from start to finish (or to now while running); None before it starts."""
+        if self.started is None:
+            return None
+        end = self.finished if self.finished is not None else self.read_at
+        return max(0.0, end - self.started)
+
+    @property
+    def solution(self) -> dict[str, int] | None:
+        """The solution of a succeeded solve job, else None."""
+        if self.mode is not Mode.SOLVE or self.state is not State.SUCCEEDED:
+            return None
+        return decode(self.letters, self.solution_text) if self.solution_text else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The API's status body, with exactly the contract's keys."""
+        return {
+            "id": self.id,
+            "mode": self.mode.value,
+            "puzzle": self.puzzle,
+            "options": self.options,
+            "state": self.state.value,
+            "created": iso(self.created),
+            "started": iso(self.started),
+            "finished": iso(self.finished),
+            "attempt": self.attempt,
+            "progress": self.progress,
+            "nodes": self.nodes,
+            "solutions_found": self.solutions_found,
+            "elapsed": self.elapsed,
+            "eta": self.eta if self.state is State.RUNNING else None,
+            "error": self.error,
+            "solution": self.solution,
+        }
+
+
+@dataclass
+class Page:
+    """One page of a job's stored solutions."""
+
+    items: list[dict[str, int]]
+    total: int
+    truncated: bool
+    offset: int
+    limit: int

@@ -1,0 +1,147 @@
+"""Settings from the environment: the one place web, workers and scripts read the job system's
+configuration (the web's own settings are in web/config.py)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .model import Mode
+
+
+class ConfigError(ValueError):
+    """An environment variable holds a value that cannot be used."""
+
+
+# Environment variable for each Settings field (fields absent here are derived, not read).
+ENV_NAMES: dict[str, str] = {
+    "redis_url": "REDIS_URL",
+    "key_prefix": "ALPHAMETIC_KEY_PREFIX",
+    "ttl": "ALPHAMETIC_TTL",
+    "solve_soft_limit": "ALPHAMETIC_SOLVE_SOFT_LIMIT",
+    "solve_hard_limit": "ALPHAMETIC_SOLVE_HARD_LIMIT",
+    "enumerate_soft_limit": "ALPHAMETIC_ENUMERATE_SOFT_LIMIT",
+    "enumerate_hard_limit": "ALPHAMETIC_ENUMERATE_HARD_LIMIT",
+    "max_stored_solutions": "ALPHAMETIC_MAX_STORED_SOLUTIONS",
+    "max_attempts": "ALPHAMETIC_MAX_ATTEMPTS",
+    "lease_seconds": "ALPHAMETIC_LEASE_SECONDS",
+    "heartbeat_interval": "ALPHAMETIC_HEARTBEAT_INTERVAL",
+    "progress_interval": "ALPHAMETIC_PROGRESS_INTERVAL",
+    "cancel_poll_interval": "ALPHAMETIC_CANCEL_POLL_INTERVAL",
+    "flush_interval": "ALPHAMETIC_FLUSH_INTERVAL",
+    "flush_size": "ALPHAMETIC_FLUSH_SIZE",
+    "redis_timeout": "ALPHAMETIC_REDIS_TIMEOUT",
+    "broker_visibility_timeout": "ALPHAMETIC_VISIBILITY_TIMEOUT",
+    "max_queued_per_client": "ALPHAMETIC_MAX_QUEUED_PER_CLIENT",
+    "shard_threshold": "ALPHAMETIC_SHARD_THRESHOLD",
+    "shard_count": "ALPHAMETIC_SHARD_COUNT",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything configurable about the job system, with production defaults."""
+
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    key_prefix: str = "alphametic"
+    ttl: int = 86_400  # seconds every job key lives after its last write
+    solve_soft_limit: float = 60.0  # a solve job ends failed "time limit" after this
+    solve_hard_limit: float = 90.0  # the pool process is killed after this (backstop)
+    enumerate_soft_limit: float = 1_800.0
+    enumerate_hard_limit: float = 1_900.0
+    max_stored_solutions: int = 1_000_000  # beyond this the job counts but stores no more
+    max_attempts: int = 3  # deliveries of one job before it is failed instead of re-run
+    lease_seconds: float = 10.0  # a running job's lease; renewed with every progress write
+    heartbeat_interval: float = 2.0  # how often a worker announces itself in Redis
+    progress_interval: float = 0.2  # at most one progress write per this many seconds
+    cancel_poll_interval: float = 0.02  # how often the search reads the cancel flag
+    flush_interval: float = 0.1  # solutions are pushed at least this often ...
+    flush_size: int = 1_000  # ... or as soon as this many are pending
+    redis_timeout: float = 5.0  # socket timeout of every Redis call
+    broker_visibility_timeout: float = 0.0  # 0: derived from the hard limits (see below)
+    max_queued_per_client: int = 20  # unfinished jobs one client may have (0: no cap)
+    # An enumerate job whose estimated search tree (alphametic.estimate, nodes) reaches this is
+    # split into about shard_count shard tasks (jobstore/shards.py); 0 never shards.
+    shard_threshold: float = 2e6  # about a second of search on this machine
+    shard_count: int = 100  # at most about this many (fewer when a shard would be tiny)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Build settings from environment variables, defaulting what is unset or empty."""
+        settings = cls(**read_env(cls, ENV_NAMES, environ))
+        settings.validate()
+        return settings
+
+    def replace(self, **changes: Any) -> Settings:
+        """Return a copy with some fields changed (validated like from_env)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data.update(changes)
+        settings = Settings(**data)
+        settings.validate()
+        return settings
+
+    def validate(self) -> None:
+        """Raise ConfigError when limits are inconsistent."""
+        if not self.key_prefix or any(c in self.key_prefix for c in " {}*?[]"):
+            raise ConfigError(f"ALPHAMETIC_KEY_PREFIX {self.key_prefix!r} is not a usable prefix")
+        for mode in Mode:
+            soft, hard = self.soft_limit(mode), self.hard_limit(mode)
+            if not 0 < soft < hard:
+                raise ConfigError(f"{mode}: need 0 < soft limit ({soft}) < hard limit ({hard})")
+        if self.ttl <= 0 or self.max_stored_solutions < 0 or self.max_attempts < 1:
+            raise ConfigError("ttl must be > 0, max_stored_solutions >= 0, max_attempts >= 1")
+        if self.max_queued_per_client < 0:
+            raise ConfigError("ALPHAMETIC_MAX_QUEUED_PER_CLIENT must be >= 0 (0: no cap)")
+
+    def soft_limit(self, mode: Mode | str) -> float:
+        """Soft time limit in seconds for jobs of this mode (the field {mode}_soft_limit)."""
+        return float(getattr(self, f"{Mode(mode).value}_soft_limit"))
+
+    def hard_limit(self, mode: Mode | str) -> float:
+        """Hard time limit in seconds for jobs of this mode (the field {mode}_hard_limit)."""
+        return float(getattr(self, f"{Mode(mode).value}_hard_limit"))
+
+    @property
+    def visibility_timeout(self) -> float:
+        """Broker visibility timeout: well past the longest hard limit, so no early redelivery.
+
+        broker_visibility_timeout overrides it (the chaos tests set it shorter than a job).
+        """
+        if self.broker_visibility_timeout > 0:
+            return self.broker_visibility_timeout
+        return int(max(self.hard_limit(mode) for mode in Mode)) + 600
+
+    def env(self) -> dict[str, str]:
+        """These settings as environment variables (to start a worker subprocess with them)."""
+        return {ENV_NAMES[f.name]: str(getattr(self, f.name)) for f in fields(self)}
+
+
+def read_env(
+    cls: type, names: Mapping[str, str], environ: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The fields of a settings dataclass that the environment sets, converted to their types.
+
+    Unset and empty variables are left out (the dataclass default applies). The web's own
+    settings (web/config.py) are read the same way.
+    """
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    for f in fields(cls):
+        raw = env.get(names[f.name], "").strip()
+        if raw:
+            values[f.name] = convert(names[f.name], raw, type(getattr(cls, f.name)))
+    return values
+
+
+def convert(name: str, raw: str, kind: type) -> Any:
+    """Convert the string of variable `name` to a field's type or raise ConfigError."""
+    try:
+        if kind is int:
+            return int(raw)
+        if kind is float:
+            return float(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a {kind.__name__}") from None
+    return raw

@@ -1,0 +1,195 @@
+"""The store's side of sharded enumeration: a sharded job read, stopped and ended as one job.
+
+A big enumerate job is split by a worker (worker/shards.py) into shard records of their own,
+id "{parent}.{index}" (shard_id), each a job with `parent`, `index`, `prefix` and `share`, so
+claiming, leases, attempts, batched solutions and the lease sweep all work for shards unchanged.
+The parent gets `shards` and `deadline` and stays `running` until every shard is terminal; then
+finish() writes its final state (failed if any shard failed, else canceled if any was, else
+succeeded) and totals.
+
+The merged solution list is the shards' lists concatenated in shard (= search) order, the same
+order as an unsharded run. While shards run, a page shows the merged list as far as it is
+already known in order: every shard up to the first one not yet succeeded, plus what that one
+has stored so far. Solutions of later shards that finished early appear once every shard before
+them has; `total` therefore only grows and a page once read never changes (unless the shard at
+the edge loses its worker: its re-run starts its part over, as a re-run whole job does). Once
+the job has ended canceled or failed, every shard's stored solutions count (still in search
+order, so what was read before stays a prefix). The list is cut at max_stored_solutions like
+an unsharded one; counts and the grid cover every solution found.
+"""
+
+from __future__ import annotations
+
+import time
+
+import redis
+
+from .keys import Keys
+from .lua import Arg, scripts_for
+from .model import CHUNK, TERMINAL, State
+from .settings import Settings
+
+SHARD_FIELDS = ("state", "progress", "nodes", "found", "share")
+
+
+def shard_id(parent: str, index: int) -> str:
+    """The id of a parent's index-th shard (in search order)."""
+    return f"{parent}.{index}"
+
+
+def parent_of(job_id: str) -> str | None:
+    """The parent's id when job_id names a shard, else None (job ids are uuid4s: no dot)."""
+    parent, dot, index = job_id.rpartition(".")
+    return parent if dot and parent and index.isdigit() else None
+
+
+def shard_keys(settings: Settings, parent: str, n: int, kind: str = "job") -> list[str]:
+    """Keys of a parent's n shards (their records, solution lists or grids)."""
+    build = getattr(Keys(settings.key_prefix), kind)
+    return [build(shard_id(parent, i)) for i in range(n)]
+
+
+def merged(client: redis.Redis, settings: Settings, data: dict[str, str]) -> dict[str, str]:
+    """A running sharded parent's record with progress, nodes, found and eta of its shards."""
+    if data.get("state") != "running":
+        return data  # queued (not split yet) or terminal: the record holds the totals
+    n = int(data["shards"])
+    with client.pipeline(transaction=False) as pipe:
+        for key in shard_keys(settings, data["id"], n):
+            pipe.hmget(key, *SHARD_FIELDS)
+        rows = pipe.execute()
+    progress = nodes = found = 0.0
+    unfinished = 0
+    for state, prog, node_count, found_count, share in rows:
+        done = state == "succeeded"
+        unfinished += state in (None, "queued", "running")
+        progress += float(share or 0) * (1.0 if done else float(prog or 0))
+        nodes += int(node_count or 0)
+        found += int(found_count or 0)
+    if not unfinished:  # every shard ended but nobody settled the parent (its worker died)
+        finish(client, settings, data["id"])
+        return client.hgetall(Keys(settings.key_prefix).job(data["id"])) or data
+    progress = min(progress, 1.0 - 2.0**-40)
+    out = dict(data, progress=repr(progress), nodes=str(int(nodes)), found=str(int(found)))
+    out["truncated"] = "1" if found > settings.max_stored_solutions else "0"
+    elapsed = time.time() - float(data.get("started") or time.time())
+    out["eta"] = repr(round(elapsed * (1 - progress) / progress, 3)) if progress > 0 else ""
+    return out
+
+
+def visible(
+    client: redis.Redis, settings: Settings, parent: str, n: int, width: int, done: bool
+) -> list[int]:
+    """Solutions of each shard that belong to the merged list as known so far (in order)."""
+    with client.pipeline(transaction=False) as pipe:
+        for key in shard_keys(settings, parent, n):
+            pipe.hmget(key, "state", "found")
+        lists = shard_keys(settings, parent, n, "solutions")
+        scripts_for(client).run("stored", lists, [width, CHUNK], pipe)
+        *rows, stored = pipe.execute()
+    counts, room = [], settings.max_stored_solutions
+    for (state, found), count in zip(rows, stored, strict=True):
+        take = min(int(count), room)
+        counts.append(take)
+        room -= take
+        # While the job runs, the known prefix ends with a shard not succeeded yet, or one that
+        # stored fewer than it found (the cap); once it has ended (a cancel or failure leaves
+        # gaps) every shard's solutions count, still in search order. Always: up to the cap.
+        if not done and (state != "succeeded" or take < int(found or 0)) or room <= 0:
+            break
+    return counts + [0] * (n - len(counts))
+
+
+def compact(
+    client: redis.Redis, settings: Settings, parent: str, fields: tuple[str, str, str, str],
+    offset: int, limit: int,
+) -> tuple[str, list[str], int, bool]:  # fmt: skip
+    """(letters, compact solutions of the page, total visible, truncated) of a sharded job."""
+    letters, truncated, state, shards = fields
+    width, n = len(letters), int(shards)
+    done = state in TERMINAL
+    counts = visible(client, settings, parent, n, width, done)
+    total = sum(counts)
+    end = min(offset + limit, total)
+    wanted: list[tuple[int, int]] = []  # (start within the shard's list, solutions taken)
+    with client.pipeline(transaction=False) as pipe:
+        start_of_shard = 0
+        for key, count in zip(shard_keys(settings, parent, n, "solutions"), counts, strict=True):
+            lo, hi = max(offset, start_of_shard), min(end, start_of_shard + count)
+            if lo < hi:
+                first, last = (lo - start_of_shard) // CHUNK, (hi - start_of_shard - 1) // CHUNK
+                pipe.lrange(key, first, last)
+                wanted.append((lo - start_of_shard - first * CHUNK, hi - lo))
+            start_of_shard += count
+        chunks = pipe.execute()
+    items: list[str] = []
+    for (skip, take), texts in zip(wanted, chunks, strict=True):
+        joined = "".join(texts)[skip * width : (skip + take) * width]
+        items += [joined[i : i + width] for i in range(0, len(joined), width)]
+    return letters, items, total, truncated == "1"
+
+
+def grid(client: redis.Redis, settings: Settings, parent: str, n: int) -> dict[str, int]:
+    """The shards' grid cells summed ("{letter}:{digit}" -> count)."""
+    with client.pipeline(transaction=False) as pipe:
+        for key in shard_keys(settings, parent, n, "grid"):
+            pipe.hgetall(key)
+        cells: dict[str, int] = {}
+        for part in pipe.execute():
+            for cell, count in part.items():
+                cells[cell] = cells.get(cell, 0) + int(count)
+    return cells
+
+
+def cancel(client: redis.Redis, settings: Settings, job_id: str) -> tuple[str, int]:
+    """Cancel a job, and every shard of it when it is sharded: (status, changed) like CANCEL."""
+    if parent_of(job_id) is not None:
+        return "gone", 0  # shards are not jobs of the API
+    keys = Keys(settings.key_prefix)
+    job_key = keys.job(job_id)
+    if not client.hget(job_key, "shards"):
+        status, changed = scripts_for(client).run(
+            "cancel", [job_key, keys.leases], [repr(time.time()), job_id, keys.finished]
+        )
+        # A split racing with this cancel either saw the flag (and did not split) or left
+        # `shards` for this second look.
+        if status != "running" or not client.hget(job_key, "shards"):
+            return str(status), int(changed)
+        stop(client, settings, job_id, user=True)
+        finish(client, settings, job_id)
+        return str(status), int(changed)
+    status, changed = stop(client, settings, job_id, user=True)
+    finish(client, settings, job_id)  # every shard may have been queued: then it ends now
+    return status, changed
+
+
+def stop(client: redis.Redis, settings: Settings, parent: str, *, user: bool) -> tuple[str, int]:
+    """Run CANCEL_TREE on a sharded parent: (status, changed); user=True flags the parent too."""
+    keys = Keys(settings.key_prefix)
+    for _ in range(3):
+        n = int(client.hget(keys.job(parent), "shards") or 0)
+        ids = [shard_id(parent, i) for i in range(n)]
+        tree = [keys.job(parent), keys.leases, *(keys.job(i) for i in ids)]
+        args = [repr(time.time()), n, "1" if user else "0", *ids]
+        status, changed = scripts_for(client).run("cancel_tree", tree, args)
+        if status != "retry":
+            return str(status), int(changed)
+    return State.RUNNING.value, 0
+
+
+def finish(client: redis.Redis, settings: Settings, parent: str) -> str:
+    """Run FINISH for a parent: its state afterwards (running while a shard is unfinished)."""
+    keys = Keys(settings.key_prefix)
+    for _ in range(3):
+        n = int(client.hget(keys.job(parent), "shards") or 0)
+        if not n:
+            return ""
+        tree = [keys.job(parent), keys.leases]
+        for kind in ("job", "solutions", "grid"):
+            tree += shard_keys(settings, parent, n, kind)
+        args: list[Arg] = [repr(time.time()), n, settings.ttl, parent]
+        args += [settings.max_stored_solutions, keys.finished]
+        state = str(scripts_for(client).run("finish", tree, args))
+        if state != "mismatch":
+            return state
+    return ""

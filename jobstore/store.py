@@ -1,0 +1,231 @@
+"""JobStore: submit, read, wait for and cancel jobs. The web and the workers both use it.
+
+The record it reads is the one job model (model.py); keys come from keys.py, transitions are
+Lua (lua.py); a submission is checked by admission.py and counted by rates.py.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import alphametic
+
+from . import shards
+from .admission import TooManyJobs, fingerprint, normalise
+from .connection import UNREACHABLE, Unavailable, call, connect, guarded
+from .keys import Keys
+from .lua import scripts_for
+from .messages import task_message
+from .model import CHUNK, UNFINISHED, Job, Mode, Page, State, decode
+from .rates import Rate, RateLimited, rate_args, rate_keys
+from .settings import Settings
+from .waiters import RECHECK, Waiters
+from .workers import count_workers
+
+
+class JobStore:
+    """Submit, read and cancel jobs (web and worker both use this)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.prefix = settings.key_prefix
+        self.keys = Keys(settings.key_prefix)
+        self.redis = connect(settings)
+        self.scripts = scripts_for(self.redis)
+        self._waiters: Waiters | None = None
+
+    @guarded
+    def submit(
+        self,
+        mode: str,
+        puzzle: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        client: str | None = None,
+        rates: Sequence[Rate] = (),
+    ) -> Job:
+        """Validate and queue a job; an identical live or succeeded job is returned instead.
+
+        With a client, every call counts against its `rates` (RateLimited beyond one, even for
+        a puzzle then refused), and raises TooManyJobs (queueing nothing) when it has the cap
+        of unfinished jobs; an identical submission returning an existing job does not count
+        towards that cap.
+        """
+        try:
+            checked_mode, parsed = normalise(mode, puzzle, options)
+        except (ValueError, alphametic.PuzzleError):
+            self.count_request(client, rates)  # refused, but still a request of this client
+            raise
+        dedup = self.keys.dedup(fingerprint(checked_mode, parsed))
+        new_id = str(uuid.uuid4())
+        now = time.time()
+        record = {
+            "id": new_id,
+            "mode": checked_mode.value,
+            "puzzle": parsed.text,
+            "options": json.dumps(parsed.options(), sort_keys=True),
+            "letters": "".join(parsed.letters),
+            "state": State.QUEUED.value,
+            "created": repr(now),
+            "attempt": "0",
+            "dedup": dedup,
+        }
+        cap = self.settings.max_queued_per_client if client is not None else 0
+        rates = rates if client is not None else ()
+        # One script counts the request against the client's rates, checks the dedup key and
+        # the client's cap, creates the record and pushes its task message: one round trip,
+        # and never a record without its message.
+        keys = [self.keys.job(new_id), dedup, self.keys.queued, self.keys.queue(checked_mode)]
+        keys += [self.keys.client(client or ""), *rate_keys(self.prefix, client or "", rates)]
+        fields = [item for pair in record.items() for item in pair]
+        message = task_message(checked_mode, new_id, self.settings.ttl)
+        args = [self.settings.ttl, cap, new_id, record["created"], message]
+        args += [len(rates), *rate_args(rates)]
+        status, detail = self.scripts.run("create", keys, [*args, *fields])
+        if status == "limited":
+            raise RateLimited(rates, int(detail))
+        if status == "full":
+            raise TooManyJobs(cap)
+        if status == "existing":
+            job = self.get(detail)
+            if job is not None:
+                return job
+            # It expired between the script and the read: this submission now creates anew.
+            return self.submit(mode, puzzle, options, client=client)
+        return Job.from_hash(record)
+
+    def count_request(self, client: str | None, rates: Sequence[Rate]) -> None:
+        """Count a job-creating request that was refused before submit's script counted it.
+
+        Raises RateLimited when it takes the client over one of its rates. Best-effort: with
+        Redis away the request goes uncounted, so the client still learns what is wrong with
+        it (a 4xx) rather than getting a 503.
+        """
+        if client is None or not rates:
+            return
+        keys = rate_keys(self.prefix, client, rates)
+        try:
+            wait = int(self.scripts.run("count", keys, rate_args(rates)))
+        except UNREACHABLE:
+            return
+        if wait > 0:
+            raise RateLimited(rates, wait)
+
+    @guarded
+    def get(self, job_id: str) -> Job | None:
+        """The job with this id, or None if unknown or expired."""
+        if not isinstance(job_id, str) or not job_id or len(job_id) > 64:
+            return None
+        data = self.redis.hgetall(self.keys.job(job_id))
+        if not data or data.get("parent"):
+            return None  # a shard record is part of its parent job, not a job of its own
+        if data.get("shards"):
+            data = shards.merged(self.redis, self.settings, data)
+        return Job.from_hash(data)
+
+    @guarded
+    def wait(self, job_id: str, timeout: float) -> Job | None:
+        """The job once it has ended or after `timeout` seconds (None when it is unknown).
+
+        Woken by the `finished` channel (waiters.py), so it answers within a
+        millisecond or so of the end instead of a poll interval later.
+        """
+        deadline = time.monotonic() + timeout
+        if self._waiters is None:
+            self._waiters = Waiters(self.settings)
+        with self._waiters.watch(job_id) as ended:
+            # A look at the state alone is enough to know whether to wait.
+            if self.redis.hget(self.keys.job(job_id), "state") not in UNFINISHED:
+                return self.get(job_id)
+            while (left := deadline - time.monotonic()) > 0:
+                ended.event.wait(min(left, RECHECK))
+                ended.event.clear()
+                record, ended.record = ended.record, None
+                # A worker's final write sends the record along; other ends send only the id.
+                job = Job.from_hash(record) if record and "shards" not in record else None
+                job = job or self.get(job_id)
+                if job is None or job.done:
+                    return job
+        return self.get(job_id)
+
+    def close(self) -> None:
+        """Stop this store's waiter subscription, if it has one (processes exit without this)."""
+        if self._waiters is not None:
+            self._waiters.close()
+
+    @guarded
+    def solutions(self, job_id: str, offset: int = 0, limit: int = 100) -> Page | None:
+        """A page of the stored solutions (offset from the start), or None for unknown ids."""
+        found = self.compact(job_id, offset, limit)
+        if found is None:
+            return None
+        letters, texts, total, truncated = found
+        items = [decode(letters, text) for text in texts]
+        return Page(items, total, truncated, max(0, int(offset)), max(0, int(limit)))
+
+    @guarded
+    def compact(self, job_id: str, offset: int = 0, limit: int = 100) -> Any:
+        """(letters, compact solution strings, total stored, truncated), or None if unknown."""
+        offset, limit = max(0, int(offset)), max(0, int(limit))
+        key = self.keys.solutions(job_id)
+        first, last = offset // CHUNK, (offset + max(limit, 1) - 1) // CHUNK
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hmget(self.keys.job(job_id), "letters", "truncated", "state", "shards")
+            pipe.llen(key)
+            pipe.lindex(key, -1)
+            pipe.lrange(key, first, last)
+            (letters, truncated, state, parts), chunks, tail, texts = pipe.execute()
+        if state is None:
+            return None
+        if parts:
+            fields = (letters, truncated, state, parts)
+            return shards.compact(self.redis, self.settings, job_id, fields, offset, limit)
+        width = len(letters)
+        total = (chunks - 1) * CHUNK + len(tail) // width if chunks else 0
+        joined = "".join(texts)
+        start = (offset - first * CHUNK) * width
+        joined = joined[start : start + limit * width]
+        items = [joined[i : i + width] for i in range(0, len(joined), width)]
+        return letters, items, total, truncated == "1"
+
+    @guarded
+    def grid(self, job_id: str) -> dict[str, list[int]] | None:
+        """Letter -> number of solutions per digit (all solutions, even beyond the cap)."""
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hmget(self.keys.job(job_id), "letters", "options", "shards")
+            pipe.hgetall(self.keys.grid(job_id))
+            (letters, options, parts), cells = pipe.execute()
+        if letters is None:
+            return None
+        if parts:
+            cells = shards.grid(self.redis, self.settings, job_id, int(parts))
+        base = int(json.loads(options)["base"])
+        result = {letter: [0] * base for letter in letters}
+        for cell, count in cells.items():
+            letter, digit = cell.split(":")
+            if letter in result and int(digit) < base:
+                result[letter][int(digit)] = int(count)
+        return result
+
+    @guarded
+    def cancel(self, job_id: str) -> tuple[Job, bool] | None:
+        """Request cancellation; returns the job and whether this call changed anything."""
+        # Cancels every shard too when the job is sharded (shards.py).
+        status, changed = shards.cancel(self.redis, self.settings, job_id)
+        if status == "gone":
+            return None
+        job = self.get(job_id)
+        return (job, bool(int(changed))) if job is not None else None
+
+    def health(self) -> dict[str, Any]:
+        """{"redis": reachable, "workers": {queue: workers with a recent heartbeat}}."""
+        try:
+            call(self.redis.ping)
+            workers = call(count_workers, self.redis, self.prefix, self.settings.heartbeat_interval)
+        except Unavailable:
+            return {"redis": False, "workers": {mode.queue: 0 for mode in Mode}}
+        return {"redis": True, "workers": workers}

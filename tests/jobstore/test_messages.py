@@ -1,0 +1,82 @@
+"""The hand-built task message matches what kombu publishes, and a real worker runs it."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import redis
+
+from jobstore import Job, JobStore, Mode, Settings, State
+from jobstore.messages import task_message
+from worker.celery_app import make_app
+
+# Fields that differ between any two messages: ids, timestamps, where it was sent from.
+VARYING = {"id", "root_id", "correlation_id", "delivery_tag", "expires", "origin", "reply_to"}
+
+
+def published_by_kombu(settings: Settings, client: redis.Redis) -> dict[str, Any]:
+    """Send a task with Celery's own send_task and read back what kombu pushed."""
+    app = make_app(settings)
+    try:
+        app.send_task(Mode.SOLVE.task, args=["job-1"], queue="solve", expires=settings.ttl)
+    finally:
+        app.close()
+    raw = client.lpop("solve")
+    assert raw is not None
+    return dict(json.loads(raw))
+
+
+def without(mapping: dict[str, Any], names: set[str]) -> dict[str, Any]:
+    """The mapping minus the named keys."""
+    return {k: v for k, v in mapping.items() if k not in names}
+
+
+def test_message_has_kombus_shape(fresh_settings: Callable[..., Settings]) -> None:
+    """Same envelope, headers, properties and body as send_task, bar ids and timestamps."""
+    settings = fresh_settings()
+    client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
+    theirs = published_by_kombu(settings, client)
+    ours = json.loads(task_message(Mode.SOLVE, "job-1", 60))
+    assert set(ours) == set(theirs)
+    assert without(ours, {"body", "headers", "properties"}) == without(
+        theirs, {"body", "headers", "properties"}
+    )
+    assert base64.b64decode(ours["body"]) == base64.b64decode(theirs["body"])
+    # Celery leaves ignore_result unset (None) in send_task; as_task_v2's default is False.
+    assert without(ours["headers"], VARYING | {"ignore_result"}) == without(
+        theirs["headers"], VARYING | {"ignore_result"}
+    )
+    assert without(ours["properties"], VARYING | {"expiration"}) == without(
+        theirs["properties"], VARYING | {"expiration"}
+    )
+    assert ours["properties"]["expiration"] == "60000"
+    assert (
+        ours["headers"]["id"] == ours["headers"]["root_id"] == ours["properties"]["correlation_id"]
+    )
+    stamp = datetime.fromisoformat(ours["headers"]["expires"]).timestamp()
+    assert abs(stamp - (time.time() + 60)) < 5
+
+
+def test_submit_pushes_record_and_message_together(
+    fresh_settings: Callable[..., Settings],
+    worker_factory: Callable[..., Any],
+    wait_job: Callable[..., Job],
+) -> None:
+    """The record and its message appear in one step; a real worker then runs the job."""
+    settings = fresh_settings()
+    store = JobStore(settings)
+    client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
+    job = store.submit("solve", "SEND + MORE = MONEY")
+    assert client.llen("solve") == 1
+    message = json.loads(client.lindex("solve", 0) or "{}")
+    assert json.loads(base64.b64decode(message["body"]))[0] == [job.id]
+    assert message["headers"]["task"] == Mode.SOLVE.task == "worker.tasks.solve_job"
+    worker_factory(settings, queues="solve")
+    found = wait_job(store, job.id)
+    assert found.state is State.SUCCEEDED
+    assert found.solution == {"S": 9, "E": 5, "N": 6, "D": 7, "M": 1, "O": 0, "R": 8, "Y": 2}

@@ -1,0 +1,205 @@
+"""The job model in Redis without workers: validation, guarded transitions, attempts, TTLs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import redis
+
+from alphametic import PuzzleError
+from jobstore import ConfigError, JobStore, Keys, OptionsError, Settings, State, decode
+from jobstore.attempt import Attempt
+from tests.support.puzzles import encode
+
+CONTRACT_KEYS = {
+    "id", "mode", "puzzle", "options", "state", "created", "started", "finished", "attempt",
+    "progress", "nodes", "solutions_found", "elapsed", "eta", "error", "solution",
+}  # fmt: skip
+
+
+@pytest.fixture()
+def quiet(fresh_settings: Callable[..., Settings], store_factory: Any) -> Any:
+    """A store on a database no worker consumes: submitted jobs stay queued."""
+    settings = fresh_settings(max_stored_solutions=100)
+    return store_factory(settings, wait_leftovers=False)
+
+
+def raw(store: JobStore) -> redis.Redis:
+    """A decoded client on the store's database."""
+    return redis.Redis.from_url(store.settings.redis_url, decode_responses=True)
+
+
+def test_settings_from_env() -> None:
+    """Environment variables override defaults; inconsistent limits are refused."""
+    settings = Settings.from_env({"REDIS_URL": "redis://h:1/2", "ALPHAMETIC_TTL": "60"})
+    assert (settings.redis_url, settings.ttl, settings.key_prefix) == (
+        "redis://h:1/2",
+        60,
+        "alphametic",
+    )
+    assert Settings.from_env({}).max_stored_solutions == 1_000_000
+    assert Settings.from_env(settings.env()) == settings
+    with pytest.raises(ConfigError):
+        Settings.from_env(
+            {"ALPHAMETIC_SOLVE_SOFT_LIMIT": "100", "ALPHAMETIC_SOLVE_HARD_LIMIT": "5"}
+        )
+    with pytest.raises(ConfigError):
+        Settings.from_env({"ALPHAMETIC_TTL": "soon"})
+
+
+def test_encoding_round_trip() -> None:
+    """Compact solutions use one base-36 character per letter."""
+    assert encode((9, 5, 35, 0)) == "95z0"
+    assert decode("ABCD", "95z0") == {"A": 9, "B": 5, "C": 35, "D": 0}
+
+
+def test_submit_validates_and_queues_nothing_on_error(quiet: JobStore) -> None:
+    """Bad puzzles raise PuzzleError, bad modes/options OptionsError; nothing is queued."""
+    client = raw(quiet)
+    with pytest.raises(PuzzleError):
+        quiet.submit("solve", "SEND + = MONEY")
+    with pytest.raises(PuzzleError):
+        quiet.submit("solve", "SEND + MORE = MONEY", {"base": 99})
+    with pytest.raises(OptionsError):
+        quiet.submit("sort", "SEND + MORE = MONEY")
+    with pytest.raises(OptionsError):
+        quiet.submit("solve", "SEND + MORE = MONEY", {"colour": "red"})
+    assert client.dbsize() == 0
+
+
+def test_submit_record_and_dedup(quiet: JobStore) -> None:
+    """A queued job has the contract's fields; identical submissions share its id."""
+    job = quiet.submit("solve", "send+more==money", {"base": 10, "leading_zeros": "multi-letter"})
+    body = job.to_dict()
+    assert set(body) == CONTRACT_KEYS
+    assert body["state"] == "queued" and body["puzzle"] == "SEND + MORE = MONEY"
+    assert body["created"].endswith("Z") and body["started"] is None and body["attempt"] == 0
+    assert quiet.submit("solve", "SEND + MORE = MONEY").id == job.id
+    assert quiet.submit("enumerate", "SEND + MORE = MONEY").id != job.id
+    assert quiet.submit("solve", "SEND + MORE = MONEY", {"base": 11}).id != job.id
+    assert raw(quiet).llen("solve") == 2  # two distinct solve jobs on the broker queue
+
+
+def test_unknown_ids_are_none(quiet: JobStore) -> None:
+    """Unknown ids give None everywhere, never a PENDING-like record."""
+    for job_id in ("00000000-0000-4000-8000-000000000000", "nope", ""):
+        assert quiet.get(job_id) is None
+        assert quiet.solutions(job_id) is None
+        assert quiet.grid(job_id) is None
+        assert quiet.cancel(job_id) is None
+
+
+def test_cancel_queued_job_and_finished_job(quiet: JobStore) -> None:
+    """Cancelling a queued job ends it; cancelling again changes nothing and says so."""
+    job = quiet.submit("solve", "SEND + MORE = MONEY")
+    result = quiet.cancel(job.id)
+    assert result is not None and result[1] is True and result[0].state is State.CANCELED
+    again = quiet.cancel(job.id)
+    assert again is not None and again[1] is False and again[0].state is State.CANCELED
+    claim = Attempt(raw(quiet), quiet.settings, job.id).claim("test|x|1")
+    assert claim.status == "done"  # the queued message, when delivered, never starts a search
+
+
+def test_attempts_stale_writes_and_terminal_states(quiet: JobStore) -> None:
+    """A newer attempt makes the older one stale; a finished job never changes again."""
+    client, settings = raw(quiet), quiet.settings
+    job = quiet.submit("enumerate", "AB + CD = EFG")
+    first = Attempt(client, settings, job.id)
+    first.width = 7
+    assert first.claim("a|x|1").status == "run" and first.number == 1
+    assert first.claim("a|x|1").status == "busy"  # the lease is live
+    assert first.write({"progress": "0.1"}, {}, "0123456", 1) == 1
+    second = Attempt(client, settings, job.id)
+    second.width = 7
+    assert second.claim("b|x|2", force=True).status == "run" and second.number == 2
+    assert quiet.solutions(job.id).total == 0  # type: ignore[union-attr]  # a new attempt starts from a clean list
+    assert first.write({"progress": "0.9"}, {}, "1111111", 2) == 0  # stale: refused
+    assert first.write({}, {}, "", 2, final="succeeded") == 0
+    assert second.write({"found": "2"}, {"A:1": "2"}, "23456783456789", 1) == 1
+    assert second.write({"found": "2"}, {}, "23456783456789", 1) == 1  # resent batch
+    assert second.write({"found": "2"}, {}, "", 1, final="succeeded") == 1
+    done = quiet.get(job.id)
+    assert done is not None and done.state is State.SUCCEEDED and done.attempt == 2
+    assert done.progress == 0.0 and done.solutions_found == 2
+    page = quiet.solutions(job.id)
+    assert page is not None and page.total == 2  # the resent batch was not stored twice
+    assert second.write({"progress": "0.5"}, {}, "1234567", 2) == 0  # terminal: refused
+    assert second.claim("c|x|3", force=True).status == "done"
+    cancel = quiet.cancel(job.id)
+    assert cancel is not None and cancel[1] is False and cancel[0].state is State.SUCCEEDED
+
+
+def test_cap_truncates_and_pages(quiet: JobStore) -> None:
+    """Beyond the cap the list stops growing and is marked truncated; reads are paged."""
+    client, settings = raw(quiet), quiet.settings  # cap is 100 here
+    job = quiet.submit("enumerate", "ABC + DEF = GHI")
+    attempt = Attempt(client, settings, job.id)
+    attempt.claim("a|x|1")
+    attempt.width = 9
+    batch = "".join(f"{n:09d}" for n in range(70))
+    assert attempt.write({}, {}, batch, 1) == 1
+    assert attempt.write({}, {}, batch, 2) == 1
+    page = quiet.solutions(job.id, offset=95, limit=10)
+    assert page is not None and page.total == 100 and page.truncated
+    assert len(page.items) == 5 and page.items[0]["A"] == 0 and page.offset == 95
+
+
+def test_attempts_are_capped(quiet: JobStore) -> None:
+    """After max_attempts deliveries the job fails instead of looping."""
+    client, settings = raw(quiet), quiet.settings
+    job = quiet.submit("solve", "SEND + MORE = MONEY")
+    for number in range(1, settings.max_attempts + 1):
+        assert Attempt(client, settings, job.id).claim("a|x|1", force=True).attempt == number
+    claim = Attempt(client, settings, job.id).claim("a|x|1", force=True)
+    assert claim.status == "failed"
+    failed = quiet.get(job.id)
+    assert (
+        failed is not None and failed.state is State.FAILED and "attempts" in (failed.error or "")
+    )
+
+
+def test_every_key_has_a_ttl(quiet: JobStore) -> None:
+    """Every key the model wrote under its prefix expires (TTL > 0)."""
+    job = quiet.submit("enumerate", "ABC + DEF = GHI")
+    attempt = Attempt(raw(quiet), quiet.settings, job.id)
+    attempt.claim("a|x|1")
+    attempt.width = 9
+    attempt.write({"found": "1"}, {"A:1": "1"}, "123456789", 1)
+    quiet.submit("solve", "SEND + MORE = MONEY")
+    client = raw(quiet)
+    keys = list(client.scan_iter(match=f"{quiet.prefix}:*"))
+    assert Keys(quiet.prefix).solutions(job.id) in keys and len(keys) >= 6
+    assert all(client.ttl(key) > 0 for key in keys), {k: client.ttl(k) for k in keys}
+
+
+def test_health_without_workers(quiet: JobStore) -> None:
+    """Health answers with Redis up and no workers heard from."""
+    assert quiet.health() == {"redis": True, "workers": {"solve": 0, "enumerate": 0}}
+
+
+def test_succeeded_job_is_reused_but_not_a_cancelled_one(quiet: JobStore) -> None:
+    """Within its TTL a succeeded job answers an identical submission; a cancelled one not."""
+    job = quiet.submit("solve", "SEND + MORE = MONEY")
+    attempt = Attempt(raw(quiet), quiet.settings, job.id)
+    attempt.claim("a|x|1")
+    attempt.width = 8
+    assert attempt.write({"solution": "75160892"}, {}, "75160892", 1, final="succeeded") == 1
+    again = quiet.submit("solve", "send + more = money")
+    assert again.id == job.id and again.state is State.SUCCEEDED
+    assert again.solution == {"D": 7, "E": 5, "M": 1, "N": 6, "O": 0, "R": 8, "S": 9, "Y": 2}
+    other = quiet.submit("enumerate", "SEND + MORE = MONEY")
+    quiet.cancel(other.id)
+    assert quiet.submit("enumerate", "SEND + MORE = MONEY").id != other.id
+
+
+def test_attempt_past_the_hard_limit_fails_the_job(quiet: JobStore) -> None:
+    """A redelivered job whose attempt outlived the hard limit ends failed "time limit"."""
+    job = quiet.submit("enumerate", "ABC + DEF = GHI")
+    client = raw(quiet)
+    assert Attempt(client, quiet.settings, job.id).claim("a|x|1").status == "run"
+    claim = Attempt(client, quiet.settings, job.id).claim("b|x|2", force=True, hard_limit=0.0)
+    failed = quiet.get(job.id)
+    assert claim.status == "failed" and failed is not None
+    assert (failed.state, failed.error, failed.attempt) == (State.FAILED, "time limit", 1)

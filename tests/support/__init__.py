@@ -1,0 +1,8 @@
+"""What the tests (and the benchmarks) share; nothing here ships in an installed package.
+
+processes.py: throwaway redis-server, celery workers and gunicorn, and polling helpers ·
+puzzles.py: independent checks of solutions, compact encoding, shared puzzles · web.py: the
+app on test settings and checks of problem responses and the form · chaos.py, load.py:
+scenarios and load drivers shared by tests/chaos and bench/ · compose.py: docker-compose.yml
+read as data.
+"""

@@ -1,0 +1,79 @@
+"""The web front end's settings: ALPHAMETIC_* variables, read the way the job store reads its own.
+
+create_app(config) takes WebSettings.from_env(), lets `config` override any field by its Flask
+name (RATE_LIMIT, MAX_CONTENT_LENGTH, ...; tests do), and puts every field into app.config
+under that name. The job store's settings are config["SETTINGS"] or Settings.from_env().
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from limits import parse_many
+
+from jobstore import Rate
+from jobstore.settings import ConfigError, read_env
+
+ENV_NAMES = {
+    "rate_limit": "ALPHAMETIC_RATE_LIMIT",
+    "max_content_length": "ALPHAMETIC_MAX_BODY",
+    "max_page_size": "ALPHAMETIC_MAX_PAGE_SIZE",
+    "poll_seconds": "ALPHAMETIC_POLL_SECONDS",
+    "max_wait": "ALPHAMETIC_MAX_WAIT",
+    "max_waiters": "ALPHAMETIC_MAX_WAITERS",
+    "secret_key": "ALPHAMETIC_SECRET_KEY",
+    "proxy_hops": "ALPHAMETIC_PROXY_HOPS",
+}
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    """Everything configurable about the web front end, with production defaults."""
+
+    rate_limit: str = "60/minute"  # job-creating requests per client, as `limits` reads it
+    max_content_length: int = 64 * 1024  # request body cap in bytes (413 beyond)
+    max_page_size: int = 500  # solutions per page of the API at most
+    poll_seconds: int = 1  # Retry-After of a job that is still going
+    # Long polling (?wait=): the longest wait a request may ask for, and how many requests of
+    # one web process may wait at once (each holds a server thread; the rest answer at once).
+    max_wait: float = 30.0
+    max_waiters: int = 4
+    # Sessions carry only the CSRF token; a per-process key (when unset) is enough for one
+    # process, several need ALPHAMETIC_SECRET_KEY set.
+    secret_key: str = ""
+    # Reverse proxies in front of the app whose X-Forwarded-For is trusted (0: none), so the
+    # rate limit counts real clients rather than the proxy.
+    proxy_hops: int = 0
+
+    @classmethod
+    def from_env(
+        cls, environ: Mapping[str, str] | None = None, overrides: Mapping[str, Any] | None = None
+    ) -> WebSettings:
+        """Settings from the environment, then `overrides` by Flask name (RATE_LIMIT, ...)."""
+        values = read_env(cls, ENV_NAMES, environ)
+        overrides = overrides or {}
+        for f in fields(cls):
+            if f.name.upper() in overrides:
+                values[f.name] = overrides[f.name.upper()]
+        settings = cls(**values)
+        settings.rates()  # a rate that cannot be read fails at start, not at the first POST
+        return settings
+
+    def rates(self) -> tuple[Rate, ...]:
+        """The per-client rates of job creation."""
+        try:
+            items = parse_many(str(self.rate_limit))
+        except ValueError:
+            raise ConfigError(
+                f"ALPHAMETIC_RATE_LIMIT={self.rate_limit!r} is not a rate like '60/minute'"
+            ) from None
+        return tuple(Rate(item.amount, item.get_expiry(), str(item)) for item in items)
+
+    def flask_config(self) -> dict[str, Any]:
+        """The settings as Flask config keys (a random SECRET_KEY when none is set)."""
+        config = {name.upper(): value for name, value in asdict(self).items()}
+        config["SECRET_KEY"] = self.secret_key or secrets.token_hex(32)
+        return config
