@@ -1,4 +1,4 @@
-"""Puzzle text and options: parsing, validation and the coefficient form."""
+"""Puzzle text and options: parsing, validation, and the coefficient form of plain sums."""
 
 from __future__ import annotations
 
@@ -7,13 +7,16 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cached_property
 
-from .syntax import LETTERS, MAX_CHARS, MAX_TERMS, PuzzleError, Term, split_sides
+from .expr import NUM, WORD, Node, check_powers, show, tokens
+from .grammar import parse_equations
+from .syntax import LETTERS, MAX_CHARS, MAX_TERMS, PuzzleError, Term, linear_sides
 
 __all__ = [
     "MAX_CHARS",
     "MAX_TERMS",
     "FixedDigits",
     "LeadingZeros",
+    "Node",
     "Puzzle",
     "PuzzleError",
     "Term",
@@ -68,7 +71,12 @@ _NO_FIXED = FixedDigits()
 
 @dataclass(frozen=True)
 class Puzzle:
-    """A parsed, validated puzzle: one linear equation over distinct digits."""
+    """A parsed, validated puzzle over distinct digits.
+
+    A plain sum (words joined by + and -, one '=') keeps its signed words in left and right
+    and goes to the coefficient engine; any other puzzle keeps its equations (each the chain
+    of its sides' expression trees) and left and right are empty.
+    """
 
     text: str
     left: tuple[Term, ...]
@@ -77,14 +85,30 @@ class Puzzle:
     base: int = 10
     leading_zeros: LeadingZeros = LeadingZeros.MULTI_LETTER
     fixed: FixedDigits = field(default_factory=lambda: _NO_FIXED)
+    equations: tuple[tuple[Node, ...], ...] = ()
+
+    @property
+    def is_linear(self) -> bool:
+        """Return whether this is a plain sum (one linear equation of words)."""
+        return not self.equations
 
     @property
     def words(self) -> tuple[str, ...]:
-        """Return every word of the puzzle, left side first, in order."""
+        """Return every word (token with a letter) of the puzzle, left to right."""
+        if self.equations:
+            return tuple(
+                t.text
+                for eq in self.equations
+                for side in eq
+                for t in tokens(side)
+                if t.kind == WORD
+            )
         return tuple(word for _, word in self.left + self.right)
 
     def coefficients(self) -> dict[str, int]:
         """Return each letter's net coefficient: the puzzle holds iff sum(c * digit) == 0."""
+        if self.equations:
+            raise ValueError("only a plain sum has coefficients")
         return dict(self._coefficients)
 
     @cached_property
@@ -108,7 +132,7 @@ class Puzzle:
         if self.leading_zeros is LeadingZeros.ALLOW:
             return frozenset()
         shortest = 2 if self.leading_zeros is LeadingZeros.MULTI_LETTER else 1
-        return frozenset(word[0] for word in self.words if len(word) >= shortest)
+        return frozenset(w[0] for w in self.words if len(w) >= shortest and w[0] in LETTERS)
 
     def options(self) -> dict[str, object]:
         """Return the options as a JSON-able dict."""
@@ -133,8 +157,14 @@ def parse(
         raise PuzzleError(f"the puzzle is longer than {MAX_CHARS:,} characters", MAX_CHARS)
     base = _check_base(base)
     policy = _check_policy(leading_zeros)
-    left, right = split_sides(text)
-    return _build(left, right, base, policy, fixed)
+    sides = linear_sides(text)
+    if sides is not None:
+        return _build(sides[0], sides[1], base, policy, fixed)
+    equations = parse_equations(text)
+    sides = _plain_sum(equations)
+    if sides is not None:
+        return _build(sides[0], sides[1], base, policy, fixed)
+    return _build_expressions(equations, base, policy, fixed)
 
 
 def from_words(
@@ -195,6 +225,55 @@ def _build(
     if len(letters) > base:
         raise PuzzleError(f"{len(letters)} distinct letters but base {base} has only {base} digits")
     puzzle = Puzzle(_canonical(left, right), left, right, letters, base, policy)
+    if fixed is not None:
+        if not isinstance(fixed, Mapping):
+            raise PuzzleError("fixed must map letters to digits")
+        if fixed:
+            puzzle = replace(puzzle, fixed=_check_fixed(puzzle, fixed))
+    return puzzle
+
+
+def _plain_sum(
+    equations: tuple[tuple[Node, ...], ...],
+) -> tuple[tuple[Term, ...], tuple[Term, ...]] | None:
+    """Return the signed words of a plain sum equation, or None for any other puzzle."""
+    if len(equations) != 1 or len(equations[0]) != 2:
+        return None
+    sides = []
+    for side in equations[0]:
+        terms = [(1, side)] if side.kind == WORD else []
+        if side.kind == "sum":
+            terms = [
+                (-1 if op == "-" else 1, arg) for op, arg in zip(side.ops, side.args, strict=True)
+            ]
+        if not terms or any(t.kind != WORD or not t.text.isalpha() for _, t in terms):
+            return None
+        sides.append(tuple((sign, t.text) for sign, t in terms))
+    return sides[0], sides[1]
+
+
+def _build_expressions(
+    equations: tuple[tuple[Node, ...], ...],
+    base: int,
+    policy: LeadingZeros,
+    fixed: Mapping[str, int] | None,
+) -> Puzzle:
+    """Check the letters, digits and powers of an expression puzzle, then assemble it."""
+    leaves = [t for eq in equations for side in eq for t in tokens(side)]
+    for leaf in leaves:
+        wrong = [c for c in leaf.text if c.isdigit() and int(c) >= base]
+        if wrong:
+            raise PuzzleError(f"digit {wrong[0]} is outside base {base}", leaf.pos)
+    letters = tuple(sorted({c for t in leaves if t.kind != NUM for c in t.text if c.isalpha()}))
+    if not letters:
+        raise PuzzleError("the puzzle has no letters")
+    if len(letters) > base:
+        raise PuzzleError(f"{len(letters)} distinct letters but base {base} has only {base} digits")
+    for eq in equations:
+        for side in eq:
+            check_powers(side, base)
+    text = "; ".join(" = ".join(show(side) for side in eq) for eq in equations)
+    puzzle = Puzzle(text, (), (), letters, base, policy, equations=equations)
     if fixed is not None:
         if not isinstance(fixed, Mapping):
             raise PuzzleError("fixed must map letters to digits")

@@ -1,4 +1,4 @@
-"""Show a solution: an aligned column sum, a letter -> digit table, or one line."""
+"""Show a solution: an aligned column sum (or equations), a letter -> digit table, or one line."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from .puzzle import Puzzle, Term
 
-__all__ = ["digit_char", "render_line", "render_sum", "render_table"]
+__all__ = ["digit_char", "render_equations", "render_line", "render_sum", "render_table"]
 
 _DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _GAP = "    "
@@ -38,11 +38,26 @@ def render_table(puzzle: Puzzle, solution: Solution) -> str:
 
 
 def render_sum(puzzle: Puzzle, solution: Solution) -> str:
-    """Return the puzzle as an aligned column sum, letters on the left and digits beside."""
+    """Return a plain sum as an aligned column sum (letters left, digits beside), any other
+    puzzle as its equations, one per line, each with its digits under its letters."""
     chars = _char_map(puzzle, solution)
+    if not puzzle.is_linear:
+        return render_equations(puzzle, chars)
     letters = _column(puzzle.left, puzzle.right)
     digits = _column(_spell(puzzle.left, chars), _spell(puzzle.right, chars))
     return "\n".join(f"{a}{_GAP}{b}".rstrip() for a, b in zip(letters, digits, strict=True))
+
+
+def render_equations(puzzle: Puzzle, chars: Mapping[str, str]) -> str:
+    """Return every equation on a line (with × and ÷) and its digits on the line under it."""
+    table = str.maketrans({**chars, "*": "×", "/": "÷"})
+    lines = []
+    for equation in puzzle.text.split("; "):
+        lines += [equation.translate(_SIGNS), equation.translate(table)]
+    return "\n".join(lines)
+
+
+_SIGNS = str.maketrans({"*": "×", "/": "÷"})
 
 
 def _spell(terms: tuple[Term, ...], chars: Mapping[str, str]) -> tuple[Term, ...]:

@@ -1,18 +1,23 @@
-"""Exact, stoppable backtracking search over the coefficient form sum(c * digit) == 0."""
+"""Exact, stoppable backtracking search: plain sums in coefficient form, others by steps.
+
+A plain sum (sum(c * digit) == 0) runs the coefficient engine (plan.py, core.py, counting.py);
+any other puzzle runs the step search (schedule.py, walker.py). Both report progress, call
+the check hook and stop the same way.
+"""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Sequence
+from functools import lru_cache
 from time import monotonic
-from typing import TYPE_CHECKING
 
 from .core import Run, Solution, Tally, batches
 from .counting import count_tree
-from .plan import plan_for
-
-if TYPE_CHECKING:
-    from .puzzle import Puzzle
+from .plan import Plan, plan_for
+from .puzzle import Puzzle
+from .schedule import ENUM, Model
+from .walker import Walk
 
 __all__ = ["Search", "as_dict", "count", "estimate", "shards", "solve"]
 
@@ -24,6 +29,12 @@ _ALMOST = 1.0 - 2.0**-40
 
 class _Stop(Exception):
     """Raised inside the search when the check hook asks it to stop."""
+
+
+@lru_cache(maxsize=8)
+def model_for(puzzle: Puzzle) -> Model:
+    """Return the step plan of an expression puzzle (cached: shards of a job share it)."""
+    return Model(puzzle)
 
 
 class Search:
@@ -41,10 +52,19 @@ class Search:
         self.puzzle = puzzle
         self.check = check
         self.check_interval = check_interval
-        self._plan = plan_for(puzzle, prefix)
-        # The searched letters in search order (fixed letters are not searched): biggest
-        # |coefficient| first, zero-coefficient letters last. prefix digits follow this order.
-        self.order: tuple[str, ...] = self._plan.order
+        self._prefix = tuple(prefix)
+        self._plan: Plan | None = None
+        self._model: Model | None = None
+        self._walk: Walk | None = None
+        # The searched letters in search order (fixed letters are not searched); prefix
+        # digits follow this order. Plain sums: biggest |coefficient| first, zero-coefficient
+        # letters last; other puzzles: the letters tried (not solved or read off), by column.
+        if puzzle.is_linear:
+            self._plan = plan_for(puzzle, prefix)
+            self.order: tuple[str, ...] = self._plan.order
+        else:
+            self._model = model_for(puzzle)
+            self.order = Walk(self._model, prefix).order
         self.stopped = False
         self._tally = Tally()
         self._path: list[int] = []
@@ -68,7 +88,9 @@ class Search:
         """Return the share of the search tree passed so far (only rises; 1.0 when complete)."""
         if self._progress < 1.0 and self._depth >= 0:
             plan, run = self._plan, self._run
-            if run is None:
+            if plan is None:
+                now = self._walk.progress() if self._walk is not None else 0.0
+            elif run is None:
                 now = plan.place(self._path, self._depth)[0]
             else:
                 # Inside a lazy run: its leaf's weight, times the share of it handed out.
@@ -86,8 +108,9 @@ class Search:
         tally = self._tally = Tally()
         self._progress = 0.0
         self._run = None
-        self._depth = plan.n
-        self._path = [0] * plan.n + plan.fixed_digits
+        n = plan.n if plan is not None else 0
+        self._depth = n
+        self._path = [0] * n + plan.fixed_digits if plan is not None else []
         check, interval = self.check, self.check_interval * 0.6
         # Clock reads ~0.5-2 ms apart, and closer when the caller asks for a shorter interval.
         fast, slow = min(0.0005, interval / 8), min(0.002, interval / 2)
@@ -99,7 +122,7 @@ class Search:
                 clock[1] = now
                 self._depth = depth
                 halt = check(self)
-                self._depth = plan.n
+                self._depth = n
                 if halt:
                     self.stopped = True
                     raise _Stop
@@ -122,10 +145,29 @@ class Search:
         self._depth = -1
         self._progress = 1.0
 
+    def _walker(self, tick: Callable[[int], None]) -> Walk:
+        """Return a fresh step search for this run, ticking through the run's tally."""
+        assert self._model is not None
+        walk = self._walk = Walk(self._model, self._prefix)
+        tally = self._tally
+        walk.budget = tally.batch
+
+        def walk_tick(depth: int) -> None:
+            tally.found = max(tally.found, walk.count)
+            tick(depth)
+            walk.budget = tally.batch
+
+        walk.tick = walk_tick
+        tally.reader = lambda: tally.done + tally.batch - walk.budget
+        return walk
+
     def solutions(self) -> Iterator[Solution]:
         """Yield every solution as digits in puzzle.letters order, in a deterministic order."""
         tick = self._start()
         plan = self._plan
+        if plan is None:
+            yield from self._walk_solutions(self._walker(tick))
+            return
         if plan.empty or (plan.last < 0 and plan.s0):
             self._finish()
             return
@@ -156,10 +198,34 @@ class Search:
             return
         self._finish()
 
+    def _walk_solutions(self, walk: Walk) -> Iterator[Solution]:
+        """Hand out the step search's solutions, checking now and then while doing so."""
+        tally, left = self._tally, CHUNK
+        try:
+            for batch in walk.batches():
+                for item in batch:
+                    tally.found += 1
+                    yield item
+                    left -= 1
+                    if not left:
+                        left = CHUNK
+                        self._poll(0)
+        except _Stop:
+            return
+        self._finish()
+
     def count(self) -> int:
         """Count the solutions without building them (stops early if the check hook says so)."""
         tick = self._start()
-        if not self._plan.empty:
+        if self._plan is None:
+            walk = self._walker(tick)
+            try:
+                walk.run_count()
+            except _Stop:
+                self._tally.found = walk.count
+                return self.found
+            self._tally.found = walk.count
+        elif not self._plan.empty:
             try:
                 count_tree(self._plan, self._path, tick, self._tally)
             except _Stop:
@@ -186,6 +252,8 @@ def count(puzzle: Puzzle) -> int:
 
 def shards(puzzle: Puzzle, depth: int) -> list[tuple[tuple[int, ...], float]]:
     """Return the surviving prefixes of the first `depth` search letters with their tree shares."""
+    if not puzzle.is_linear:
+        return _split(model_for(puzzle), depth)
     plan = plan_for(puzzle)
     depth = max(0, min(depth, plan.n))
     if plan.empty or (plan.last < 0 and plan.s0 != 0):
@@ -207,6 +275,8 @@ def shards(puzzle: Puzzle, depth: int) -> list[tuple[tuple[int, ...], float]]:
 
 def estimate(puzzle: Puzzle, probes: int = 24) -> float:
     """Return Knuth's random-probe estimate of the number of search nodes (deterministic)."""
+    if not puzzle.is_linear:
+        return _walk_size(model_for(puzzle), 1000 * probes)
     plan = plan_for(puzzle)
     if plan.empty:
         return 1.0
@@ -224,3 +294,37 @@ def estimate(puzzle: Puzzle, probes: int = 24) -> float:
             s, used = s + plan.coef[i] * d, used | 1 << d
         total += size
     return total / probes
+
+
+def _split(model: Model, depth: int) -> list[tuple[tuple[int, ...], float]]:
+    """Return the digit prefixes of the first `depth` tried letters (distinct, in range)."""
+    letters = [step.slot for step in model.steps if step.kind == ENUM][: max(0, depth)]
+    used0 = sum(1 << d for d in model.fixed.values())
+    out: list[tuple[tuple[int, ...], float]] = []
+
+    def walk(i: int, used: int, prefix: tuple[int, ...], weight: float) -> None:
+        if i == len(letters):
+            out.append((prefix, weight))
+            return
+        digits = [d for d in range(model.lo[letters[i]], model.base) if not used >> d & 1]
+        for d in digits:
+            walk(i + 1, used | 1 << d, (*prefix, d), weight / len(digits))
+
+    walk(0, used0, (), 1.0)
+    return out
+
+
+def _walk_size(model: Model, cap: int) -> float:
+    """Return the step search's node count: exact if under cap, else cap / progress at cap."""
+    walk = Walk(model)
+    walk.budget = cap
+
+    def stop(depth: int) -> None:
+        raise _Stop
+
+    walk.tick = stop
+    try:
+        walk.run_count()
+    except _Stop:
+        return cap / max(walk.progress(), 1e-9)
+    return float(max(1, cap - walk.budget))

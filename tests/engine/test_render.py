@@ -76,3 +76,30 @@ def test_leading_zero_is_shown_when_allowed() -> None:
 def test_malformed_solution_is_a_value_error(solution: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         render_line(SEND, solution)  # type: ignore[arg-type]
+
+
+def test_a_product_is_drawn_with_digits_under_its_letters() -> None:
+    puzzle = parse("TWO * TWO = SQUARE")
+    solution = dict(T=8, W=5, O=4, S=7, Q=2, U=9, A=3, R=1, E=6)
+    assert render_sum(puzzle, solution).splitlines() == [
+        "TWO × TWO = SQUARE",
+        "854 × 854 = 729316",
+    ]
+    assert render_line(puzzle, solution) == "TWO * TWO = SQUARE | 854 * 854 = 729316"
+
+
+def test_several_equations_one_per_line_with_their_numbers() -> None:
+    puzzle = parse("A + A = B\nB * C = AB; ABC / 4 = C ^ 2 - 1", leading_zeros="allow")
+    solution = {"A": 1, "B": 2, "C": 6}
+    assert render_sum(puzzle, solution).splitlines() == [
+        "A + A = B",
+        "1 + 1 = 2",
+        "B × C = AB",
+        "2 × 6 = 12",
+        "ABC ÷ 4 = C ^ 2 - 1",
+        "126 ÷ 4 = 6 ^ 2 - 1",
+    ]
+    assert (
+        render_line(puzzle, solution).split(" | ")[1]
+        == "1 + 1 = 2; 2 * 6 = 12; 126 / 4 = 6 ^ 2 - 1"
+    )

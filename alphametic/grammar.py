@@ -1,0 +1,230 @@
+"""The puzzle language: equations of words, numbers and + - * / ^ ( ), parsed with positions.
+
+    puzzle   := equation ((';' | newline) equation)*
+    equation := side ('=' side)+                    ('==' is '=')
+    side     := ['+' | '-'] term (('+' | '-') term)*
+    term     := power (('*' | '/') factor)*          ('×' is '*', '÷' is '/')
+    factor   := ['-'] power
+    power    := atom [('^' | '**') factor]          (right-associative)
+    atom     := WORD | NUMBER | '(' side ')'
+
+A newline ends an equation only where one could end (after an operand, outside
+parentheses, once it has its '='); elsewhere it is a space, so long sums may span lines.
+"""
+
+from __future__ import annotations
+
+from .expr import NUM, POW, PROD, SUM, WORD, Node
+from .syntax import LETTERS, MAX_TERMS, PuzzleError
+
+__all__ = ["MAX_DEPTH", "parse_equations"]
+
+#: Deepest nesting of parentheses, signs and powers (a guard for the recursive parser).
+MAX_DEPTH = 50
+
+Token = tuple[str, str, int]  # kind ("word", "num", "op", "end"), text, position
+
+_SPACES = frozenset(" \t\r\f\v")
+_DIGITS = frozenset("0123456789")
+_ALIASES = {"×": "*", "÷": "/", "−": "-"}
+_HELP = "use words of letters A-Z, numbers, + - * / ^ ( ), = and ; or new lines"
+
+
+def _scan(text: str) -> list[Token]:
+    """Split the text into tokens (newlines kept as ';' candidates), or raise PuzzleError."""
+    out: list[Token] = []
+    i, n, terms = 0, len(text), 0
+    while i < n:
+        char = text[i]
+        if char in _SPACES:
+            i += 1
+        elif char in LETTERS or char in _DIGITS:
+            j = i
+            while j < n and (text[j] in LETTERS or text[j] in _DIGITS):
+                j += 1
+            word = text[i:j].upper()
+            terms += 1
+            if terms > MAX_TERMS:
+                raise PuzzleError(f"the puzzle has more than {MAX_TERMS:,} terms", i)
+            out.append((NUM if all(c in _DIGITS for c in word) else WORD, word, i))
+            i = j
+        elif char == "\n":
+            out.append(("op", "\n", i))
+            i += 1
+        elif text.startswith("**", i) or text.startswith("==", i):
+            if text.startswith("===", i):
+                raise PuzzleError("'===' is not an operator (use '=' or '==')", i)
+            out.append(("op", "^" if char == "*" else "=", i))
+            i += 2
+        elif char in "+-*/^()=;" or char in _ALIASES:
+            out.append(("op", _ALIASES.get(char, char), i))
+            i += 1
+        else:
+            raise PuzzleError(f"unexpected character {char!r} ({_HELP})", i)
+    out.append(("end", "", n))
+    return out
+
+
+def parse_equations(text: str) -> tuple[tuple[Node, ...], ...]:
+    """Return the puzzle's equations, each the chain of its sides; raise PuzzleError if bad."""
+    if not text.strip():
+        raise PuzzleError("the puzzle is empty")
+    return _Parser(_scan(text)).puzzle()
+
+
+class _Parser:
+    """A recursive-descent parser over the token list (one method per grammar rule)."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        """Start at the first token."""
+        self.tokens = tokens
+        self.at = 0
+        self.depth = 0
+        self.parens = 0
+        self.has_equals = False
+
+    def peek(self) -> Token:
+        """Return the next token, skipping newlines that cannot end an equation here."""
+        while self.tokens[self.at][1] == "\n" and not self.can_end():
+            self.at += 1
+        return self.tokens[self.at]
+
+    def can_end(self) -> bool:
+        """Return whether a newline here ends the equation (else it is a space)."""
+        if self.parens or not self.has_equals:
+            return False
+        before = self.tokens[self.at - 1] if self.at else ("op", "", 0)
+        after = self.tokens[self.at + 1]
+        ends = before[0] in (WORD, NUM) or before[1] == ")"
+        opens = after[0] in (WORD, NUM) or after[1] in ("(", "\n", "")
+        return ends and (opens or after[0] == "end")
+
+    def take(self) -> Token:
+        """Consume and return the next token."""
+        token = self.peek()
+        self.at += 1
+        return token
+
+    def puzzle(self) -> tuple[tuple[Node, ...], ...]:
+        """puzzle := equation ((';' | newline) equation)*"""
+        equations = []
+        while True:
+            while self.tokens[self.at][1] in (";", "\n"):
+                self.at += 1
+            if self.tokens[self.at][0] == "end":
+                break
+            equations.append(self.equation())
+            kind, op, pos = self.peek()
+            if kind in (WORD, NUM):
+                raise PuzzleError("expected an operator (+, -, *, /, ^ or =) before this", pos)
+            if kind != "end" and op not in (";", "\n"):
+                raise PuzzleError(self._unexpected(op, "an operator or the end"), pos)
+        if not equations:
+            raise PuzzleError("the puzzle is empty")
+        return tuple(equations)
+
+    def equation(self) -> tuple[Node, ...]:
+        """equation := side ('=' side)+"""
+        self.has_equals = False
+        start = self.tokens[self.at][2]
+        sides = [self.side()]
+        while self.peek()[1] == "=":
+            self.has_equals = True
+            self.take()
+            sides.append(self.side())
+        if len(sides) == 1:
+            kind, op, pos = self.peek()
+            if kind in (WORD, NUM):
+                raise PuzzleError("expected an operator (+, -, *, /, ^ or =) before this", pos)
+            if op == ")":
+                raise PuzzleError("')' without a matching '('", pos)
+            if kind == "end" and start == 0:
+                raise PuzzleError("the puzzle has no '='")
+            raise PuzzleError("this equation has no '='", start)
+        return tuple(sides)
+
+    def side(self) -> Node:
+        """side := ['+' | '-'] term (('+' | '-') term)*"""
+        op = self.peek()[1]
+        first = "+"
+        if op in ("+", "-"):
+            first = self.take()[1]
+        ops, args = [first], [self.term()]
+        while self.peek()[1] in ("+", "-"):
+            ops.append(self.take()[1])
+            args.append(self.term())
+        if len(args) == 1 and first == "+":
+            return args[0]
+        return Node(SUM, tuple(args), tuple(ops), pos=args[0].pos)
+
+    def term(self) -> Node:
+        """term := power (('*' | '/') factor)*"""
+        first = self.power()
+        ops, args = ["*"], [first]
+        while self.peek()[1] in ("*", "/"):
+            op, pos = self.take()[1:]
+            arg = self.factor()
+            if op == "/" and arg.kind == NUM and int(arg.text) == 0:
+                raise PuzzleError("division by the literal 0", pos)
+            ops.append(op)
+            args.append(arg)
+        if len(args) == 1:
+            return first
+        return Node(PROD, tuple(args), tuple(ops), pos=first.pos)
+
+    def factor(self) -> Node:
+        """factor := ['-'] power"""
+        if self.peek()[1] == "-":
+            pos = self.take()[2]
+            self.enter(pos)
+            node = Node(SUM, (self.power(),), ("-",), pos=pos)
+            self.depth -= 1
+            return node
+        return self.power()
+
+    def power(self) -> Node:
+        """power := atom [('^' | '**') factor]"""
+        base = self.atom()
+        if self.peek()[1] != "^":
+            return base
+        pos = self.take()[2]
+        self.enter(pos)
+        exponent = self.factor()
+        self.depth -= 1
+        return Node(POW, (base, exponent), pos=pos)
+
+    def atom(self) -> Node:
+        """atom := WORD | NUMBER | '(' side ')'"""
+        kind, text, pos = self.take()
+        if kind in (WORD, NUM):
+            return Node(kind, text=text, pos=pos)
+        if text == "(":
+            self.enter(pos)
+            self.parens += 1
+            inner = self.side()
+            closing = self.take()
+            if closing[1] != ")":
+                raise PuzzleError("'(' without a matching ')'", pos)
+            self.parens -= 1
+            self.depth -= 1
+            return inner
+        if text == ")":
+            raise PuzzleError("')' without a matching '(' or with nothing inside", pos)
+        if kind == "end":
+            raise PuzzleError("empty term at the end of the puzzle", pos)
+        if text in ("\n", ";"):
+            raise PuzzleError("empty term at the end of this equation", pos)
+        raise PuzzleError(f"empty term before {text!r}", pos)
+
+    def enter(self, pos: int) -> None:
+        """Go one level deeper, refusing absurd nesting."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise PuzzleError(f"nested more than {MAX_DEPTH} levels deep", pos)
+
+    @staticmethod
+    def _unexpected(op: str, wanted: str) -> str:
+        """Return the message for an operator where something else was expected."""
+        if op == ")":
+            return "')' without a matching '('"
+        return f"expected {wanted}, not {op!r}"

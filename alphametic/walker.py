@@ -1,0 +1,350 @@
+"""The search over an expression puzzle's steps: depth-first, with checks, solves and read-offs.
+
+State is three things the closures share: each letter's digit (-1 while free), the digits in
+use (a bit set), and each word's value so far (every known letter's digit times its weight,
+plus the word's constant digits), so a word's value mod base^k is right as soon as its last k
+letters are known, and exact once all are. The steps come from schedule.Model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from itertools import permutations
+from math import gcd
+
+from .evaluate import ANY, NoValue, Value, compile_value, inverse
+from .expr import Node, tokens
+from .schedule import ENUM, READOFF, Model, Step
+
+__all__ = ["Walk"]
+
+Options = Callable[[], Iterator[None]]
+Check = Callable[[], bool]
+# How many top steps are generator levels (the solutions of each subtree below are handed
+# up as one list, as in core.py).
+TOP = 2
+
+
+class Walk:
+    """One run's search state over a model, with a prefix fixing the first ENUM digits."""
+
+    def __init__(self, model: Model, prefix: Sequence[int] = ()) -> None:
+        """Compile the steps into closures over fresh state."""
+        self.model = model
+        base = self.base = model.base
+        self.val = [-1] * len(model.letters)
+        self.values = [0] * len(model.words)
+        for t, places in enumerate(model.places):
+            self.values[t] = sum(c * base**p for p, _, c in places if c > 0)
+        self.used = 0
+        for s, d in model.fixed.items():
+            self._set(s, d)
+        self.lo = model.lo[:]
+        self.hi = [base - 1] * len(model.letters)
+        enums = [step.slot for step in model.steps if step.kind == ENUM]
+        if len(prefix) > len(enums):
+            raise ValueError(f"prefix has {len(prefix)} digits but the search tries {len(enums)}")
+        for s, d in zip(enums, prefix, strict=False):
+            self.lo[s], self.hi[s] = (d, d) if self.lo[s] <= d <= self.hi[s] else (1, 0)
+        self.enums = enums[len(prefix) :]  # the letters progress is measured over
+        self.order = tuple(model.letters[s] for s in enums)
+        self.count = 0
+        self.out: list[tuple[int, ...]] = []
+        self.tick: Callable[[int], None] = lambda depth: None
+        self.budget = 1 << 30
+        self.options = [self._compile(i, step) for i, step in enumerate(model.steps)]
+        self.ready = all(check() for check in self._checks(model.setup_checks))
+
+    def _set(self, s: int, d: int) -> None:
+        """Give letter s digit d (no checks)."""
+        self.val[s] = d
+        self.used |= 1 << d
+        for t, w in self.model.occ[s]:
+            self.values[t] += d * w
+
+    def _checks(self, specs: list[tuple[str, int, int]]) -> list[Check]:
+        """Return the check closures of a step."""
+        model, values, index, base = self.model, self.values, self.model.index, self.base
+        out: list[Check] = []
+        for kind, i, k in specs:
+            if kind == "nonzero":
+                f = compile_value(model.nonzero[i], values, index, base)
+                out.append(_safe(_nonzero(f)))
+                continue
+            eq = model.constraints[i]
+            m = base**k if kind == "column" else 0
+            a = compile_value(eq.left, values, index, base, m)
+            b = compile_value(eq.right, values, index, base, m)
+            out.append(_congruent(a, b, m) if m else _safe(_equal(a, b)))
+        return out
+
+    def _compile(self, depth: int, step: Step) -> Options:
+        """Return the generator function that tries a step's choices (state set while yielded)."""
+        checks = self._checks(step.checks)
+        check = _all(checks)
+        if step.kind == ENUM:
+            return self._enum(depth, step.slot, check)
+        if step.kind == READOFF:
+            return self._readoff(depth, step, check)
+        return self._solve(depth, step, check)
+
+    def _enum(self, depth: int, s: int, check: Check | None) -> Options:
+        """Try every free digit of letter s."""
+        val, values, occ, lo, hi = self.val, self.values, self.model.occ[s], self.lo, self.hi
+
+        def enum() -> Iterator[None]:
+            for d in range(lo[s], hi[s] + 1):
+                bit = 1 << d
+                if self.used & bit:
+                    continue
+                self.budget -= 1
+                if not self.budget:
+                    self.tick(depth)
+                val[s] = d
+                for t, w in occ:
+                    values[t] += d * w
+                if check is None or check():
+                    self.used |= bit
+                    yield
+                    self.used ^= bit
+                for t, w in occ:
+                    values[t] -= d * w
+            val[s] = -1
+
+        return enum
+
+    def _solve(self, depth: int, step: Step, check: Check | None) -> Options:
+        """Solve letter s from its equation mod base^k (linear there), then try the roots."""
+        s, k, base = step.slot, step.k, self.base
+        eq = self.model.constraints[step.eq]
+        m, low = base**k, base ** (k - 1)
+        index = self.model.index
+        a = compile_value(eq.left, self.values, index, base, m)
+        b = compile_value(eq.right, self.values, index, base, m)
+        val, values, occ, lo, hi = self.val, self.values, self.model.occ[s], self.lo, self.hi
+
+        def solve() -> Iterator[None]:
+            self.budget -= 1
+            if not self.budget:
+                self.tick(depth)
+            r0 = (a() - b()) % m
+            for t, w in occ:
+                values[t] += w
+            r1 = (a() - b()) % m
+            for t, w in occ:
+                values[t] -= w
+            slope, need = (r1 - r0) % m // low, (-r0) % m
+            if need % low:
+                return
+            need //= low
+            if slope == 0:
+                digits = range(lo[s], hi[s] + 1) if need == 0 else range(0)
+            else:
+                g = gcd(slope, base)
+                if need % g:
+                    return
+                step = base // g
+                x = need // g * pow(slope // g, -1, step) % step
+                digits = range(x + (lo[s] - x + step - 1) // step * step, hi[s] + 1, step)
+            for d in digits:
+                bit = 1 << d
+                if self.used & bit:
+                    continue
+                val[s] = d
+                for t, w in occ:
+                    values[t] += d * w
+                if check is None or check():
+                    self.used |= bit
+                    yield
+                    self.used ^= bit
+                for t, w in occ:
+                    values[t] -= d * w
+            val[s] = -1
+
+        return solve
+
+    def _readoff(self, depth: int, step: Step, check: Check | None) -> Options:
+        """Compute the word from its equation and read its free letters off the digits."""
+        model, base, values, val = self.model, self.base, self.values, self.val
+        t = step.word
+        eq = model.constraints[step.eq]
+        index = model.index
+        holds = _holds_word(eq.left, model.words[t])
+        side, other = (eq.left, eq.right) if holds else (eq.right, eq.left)
+        target = compile_value(other, values, index, base)
+        invert = inverse(side, t, values, index, base)
+        places = model.places[t]
+        top = base ** len(places)
+        lo = self.lo
+        hi = self.hi
+        occ = model.occ
+        exact = self._checks([("full", step.eq, 0)])[0]
+
+        def assign(v: int) -> list[int] | None:
+            # Give the free letters their digits of v; None (and nothing changed) on conflict.
+            got: list[int] = []
+            for _, s, c in places:
+                d = v % base
+                v //= base
+                if s < 0:
+                    ok = d == c
+                elif val[s] >= 0:
+                    ok = val[s] == d
+                else:
+                    ok = lo[s] <= d <= hi[s] and not self.used >> d & 1
+                    if ok:
+                        val[s] = d
+                        self.used |= 1 << d
+                        got.append(s)
+                if not ok:
+                    for s in got:
+                        self.used ^= 1 << val[s]
+                        val[s] = -1
+                    return None
+            for s in got:
+                for u, w in occ[s]:
+                    values[u] += val[s] * w
+            return got
+
+        def release(got: list[int]) -> None:
+            for s in got:
+                d = val[s]
+                for u, w in occ[s]:
+                    values[u] -= d * w
+                self.used ^= 1 << d
+                val[s] = -1
+
+        def readoff() -> Iterator[None]:
+            self.budget -= 1
+            if not self.budget:
+                self.tick(depth)
+            try:
+                found = invert(target())
+            except NoValue:
+                return
+            if found is ANY:
+                yield from self._every(places, exact, check)
+                return
+            for v in found:
+                if 0 <= v < top:
+                    got = assign(v)
+                    if got is not None:
+                        if check is None or check():
+                            yield
+                        release(got)
+
+        return readoff
+
+    def _every(
+        self, places: list[tuple[int, int, int]], exact: Check, check: Check | None
+    ) -> Iterator[None]:
+        """Try every digit for a word's free letters (when its equation cannot pin it down)."""
+        free = sorted({s for _, s, _ in places if s >= 0 and self.val[s] < 0})
+        digits = [d for d in range(self.base) if not self.used >> d & 1]
+        for choice in permutations(digits, len(free)):
+            if all(self.lo[s] <= d <= self.hi[s] for s, d in zip(free, choice, strict=True)):
+                for s, d in zip(free, choice, strict=True):
+                    self._set(s, d)
+                if exact() and (check is None or check()):
+                    yield
+                for s, d in zip(free, choice, strict=True):
+                    self.used ^= 1 << d
+                    self.val[s] = -1
+                    for u, w in self.model.occ[s]:
+                        self.values[u] -= d * w
+
+    def run_count(self) -> int:
+        """Count every solution (the caller sets tick and budget)."""
+        options = self.options
+        n = len(options)
+        self.count = 0
+
+        def go(i: int) -> None:
+            if i == n:
+                self.count += 1
+                return
+            for _ in options[i]():
+                go(i + 1)
+
+        if self.ready:
+            go(0)
+        return self.count
+
+    def batches(self) -> Iterator[list[tuple[int, ...]]]:
+        """Yield lists of solutions (digits in letter order), one list per top subtree."""
+        options, val = self.options, self.val
+        n = len(options)
+        out = self.out
+
+        def go(i: int) -> None:
+            if i == n:
+                out.append(tuple(val))
+                return
+            for _ in options[i]():
+                go(i + 1)
+
+        def top(i: int) -> Iterator[list[tuple[int, ...]]]:
+            if i == n or i == TOP:
+                go(i)
+                if out:
+                    yield out[:]
+                    out.clear()
+                return
+            for _ in options[i]():
+                yield from top(i + 1)
+
+        if self.ready:
+            yield from top(0)
+
+    def progress(self) -> float:
+        """Return the share of the tree passed: over the ENUM letters' digit ranges, in order."""
+        done, width = 0.0, 1.0
+        for s in self.enums:
+            d = self.val[s]
+            if d < 0:
+                break
+            span = self.hi[s] - self.lo[s] + 1
+            width /= span
+            done += (d - self.lo[s]) * width
+        return done
+
+
+def _nonzero(f: Value) -> Check:
+    """Return a check that the value is not 0."""
+    return lambda: f() != 0
+
+
+def _equal(a: Value, b: Value) -> Check:
+    """Return a check that both values are equal."""
+    return lambda: a() == b()
+
+
+def _congruent(a: Value, b: Value, m: int) -> Check:
+    """Return a check that both values are equal mod m."""
+    return lambda: (a() - b()) % m == 0
+
+
+def _safe(check: Check) -> Check:
+    """Return the check with NoValue (no integer value) counted as failing."""
+
+    def safe() -> bool:
+        try:
+            return check()
+        except NoValue:
+            return False
+
+    return safe
+
+
+def _all(checks: list[Check]) -> Check | None:
+    """Return one closure running every check (None when there are none)."""
+    if not checks:
+        return None
+    if len(checks) == 1:
+        return checks[0]
+    return lambda: all(c() for c in checks)
+
+
+def _holds_word(node: Node, word: str) -> bool:
+    """Return whether the expression contains the word."""
+    return any(t.text == word for t in tokens(node))
