@@ -19,6 +19,10 @@ __all__ = ["ENGLISH", "Explanation", "Step", "explain"]
 MAX_STEPS = 80  # steps worth reading; past this the search does the rest
 MAX_DEPTH = 3  # cases inside cases, at most
 MAX_WIDTH = 6  # most digits one case split tries
+_LOOK = 6  # letters and carries with the fewest values looked ahead at before a split
+# Work budgets in column nodes (about a microsecond each), so that the same puzzle always gets
+# the same explanation: look ahead before splits up to the first, split no more past the second.
+LOOK_BUDGET, WORK_BUDGET = 150_000, 300_000
 _COUNT_SECONDS = 0.3  # counting the solutions stops after this (the count then says "more than")
 
 
@@ -72,13 +76,15 @@ class Explanation:
 
 def explain(puzzle: Puzzle) -> Explanation:
     """Explain how to solve the puzzle, step by step, and rate how hard it is."""
-    model = Model.of(puzzle)
-    reasoner = Reasoner(model)
-    state = State.start(model)
     tally = Tally()
-    steps = _opening(model, state)
-    walker = _Walker(reasoner, steps, tally)
-    walker.branch(state, None, 0)
+    if puzzle.left and puzzle.right:
+        model = Model.of(puzzle)
+        state = State.start(model)
+        steps = _opening(model, state)
+        _Walker(Reasoner(model, 2 * WORK_BUDGET), steps, tally).branch(state, None, 0)
+    else:  # products, powers, several equations: no columns to reason about (yet)
+        steps = [Step("not_a_sum", {"count": len(puzzle.letters)})]
+        tally.open_letters = len(puzzle.letters)
     tally.deductions = sum(1 for step in steps if step.case is None)
     solution, count, complete = _answer(puzzle)
     steps.append(_ending(puzzle, solution, count, complete))
@@ -105,59 +111,81 @@ class _Walker:
         if state.solved():
             return _SOLVED
         open_letters = state.open_letters()
-        letter = min(open_letters, key=lambda x: (state.dom[x].bit_count(), x))
-        width = state.dom[letter].bit_count()
-        if depth >= MAX_DEPTH or width > MAX_WIDTH or len(self.steps) >= MAX_STEPS:
+        pivot = self.pivot(state)
+        width = len(state.values(pivot)) if pivot is not None else 0
+        if pivot is None or depth >= MAX_DEPTH or width > MAX_WIDTH or self.spent():
             self.tally.open_letters = max(self.tally.open_letters, len(open_letters))
             self.tally.capped = True
             self.steps.append(Step("case_open", {"count": len(open_letters)}, case=case))
             return _OPEN
-        return self.split(state, case, depth, letter)
+        return self.split(state, case, depth, pivot)
 
-    def split(self, state: State, case: str | None, depth: int, letter: str) -> str:
-        """Try each digit of the letter in turn; narrow the letter to the ones that survive."""
-        digits = digits_of(state.dom[letter])
-        params = {"letter": letter, "digits": digits}
-        self.steps.append(Step("stall", params, {letter: digits}, case=case))
+    def spent(self) -> bool:
+        """Return whether the explanation has used up its steps or its work."""
+        return len(self.steps) >= MAX_STEPS or self.reasoner.work.spent > WORK_BUDGET
+
+    def pivot(self, state: State) -> str | None:
+        """Return the letter or carry whose cases leave the fewest letters open, after a look."""
+        names = state.candidates()[:_LOOK]
+        if len(names) <= 1 or self.reasoner.work.spent > LOOK_BUDGET:
+            return names[0] if names else None
+        return min(names, key=lambda name: (self.look(state, name), len(state.values(name))))
+
+    def look(self, state: State, name: str) -> int:
+        """Return how many letters stay open over all cases of name (a dead case adds none)."""
+        total = 0
+        for value in state.values(name):
+            trial = state.copy()
+            trial.restrict(name, [value])
+            trial.eliminate()
+            if not any(step.fail for step in self.reasoner.run(trial, None)):
+                total += len(trial.open_letters()) + 1
+        return total
+
+    def split(self, state: State, case: str | None, depth: int, name: str) -> str:
+        """Try each value of a letter (or carry) in turn; keep the ones that survive."""
+        values = state.values(name)
+        params = {"letter": name, "digits": values}
+        facts = {name: values} if name in state.dom else {}
+        self.steps.append(Step("stall", params, facts, case=case))
         self.tally.depth = max(self.tally.depth, depth + 1)
         outcomes: dict[int, str] = {}
-        for digit in digits:
-            if len(self.steps) >= MAX_STEPS:
+        for value in values:
+            if self.spent():
                 self.tally.capped = True
                 self.steps.append(Step("cap", {}, case=case))
                 return _OPEN
             self.tally.branches += 1
-            label = f"{letter} = {digit}" if case is None else f"{case}, {letter} = {digit}"
+            label = f"{name} = {value}" if case is None else f"{case}, {name} = {value}"
             trial = state.copy()
-            trial.dom[letter] = 1 << digit
-            trial.announced.add(letter)
+            trial.restrict(name, [value])
+            trial.announced.add(name)
             trial.eliminate()
-            outcomes[digit] = result = self.branch(trial, label, depth + 1)
+            outcomes[value] = result = self.branch(trial, label, depth + 1)
             if result == _FAILED:
-                said = {"letter": letter, "digit": digit}
+                said = {"letter": name, "digit": value}
                 self.steps.append(Step("case_fails", said, case=label, fail=True))
             elif result == _SOLVED:
-                facts = {x: digits_of(m) for x, m in trial.dom.items()}
-                params = {"facts": [[x, d] for x, d in sorted(facts.items())]}
-                self.steps.append(Step("case_solved", params, facts, case=label))
-        return self._conclude(state, case, letter, outcomes)
+                known = {x: digits_of(m) for x, m in trial.dom.items()}
+                params = {"facts": [[x, d] for x, d in sorted(known.items())]}
+                self.steps.append(Step("case_solved", params, known, case=label))
+        return self._conclude(state, case, name, outcomes)
 
-    def _conclude(
-        self, state: State, case: str | None, letter: str, outcomes: dict[int, str]
-    ) -> str:
-        """Say which digits survived the cases and narrow the letter to them."""
-        alive = [d for d, result in outcomes.items() if result != _FAILED]
-        failed = [d for d, result in outcomes.items() if result == _FAILED]
+    def _conclude(self, state: State, case: str | None, name: str, outcomes: dict[int, str]) -> str:
+        """Say which values survived the cases and narrow the letter (or carry) to them."""
+        alive = [v for v, result in outcomes.items() if result != _FAILED]
+        failed = [v for v, result in outcomes.items() if result == _FAILED]
         if not alive:
             return _FAILED
-        state.dom[letter] = sum(1 << d for d in alive)
+        state.restrict(name, alive)
         if failed:
+            facts = {name: alive} if name in state.dom else {}
             if len(alive) == 1:
-                params: dict[str, Any] = {"letter": letter, "digit": alive[0]}
-                self.steps.append(Step("case_only", params, {letter: alive}, case=case))
+                params: dict[str, Any] = {"letter": name, "digit": alive[0]}
+                self.steps.append(Step("case_only", params, facts, case=case))
             else:
-                params = {"letter": letter, "failed": failed, "digits": alive}
-                self.steps.append(Step("case_narrowed", params, {letter: alive}, case=case))
+                params = {"letter": name, "failed": failed, "digits": alive}
+                self.steps.append(Step("case_narrowed", params, facts, case=case))
         return _SOLVED if _SOLVED in outcomes.values() else _OPEN
 
 

@@ -10,7 +10,7 @@ from .explain_model import Column, Model, State, digits_of, mask_of
 __all__ = ["ColumnResult", "ColumnWork", "equation", "reduced"]
 
 # Most digit combinations a column may have for an exact look; bigger columns get bounds only.
-_EXACT_CAP = 30_000
+_EXACT_CAP = 5_000
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,8 @@ class ColumnResult:
     masks: tuple[int, ...]
     carry_in: tuple[int, ...]
     carry_out: tuple[int, ...]
-    size: int  # digit combinations looked at: a measure of how hard the step is by hand
+    size: int  # digit combinations in the column: a measure of how hard the step is by hand
+    cost: int = 0  # nodes the machine visited to find this out
 
     @property
     def empty(self) -> bool:
@@ -34,6 +35,7 @@ class ColumnWork:
     def __init__(self, model: Model) -> None:
         self.model = model
         self._cache: dict[tuple[object, ...], ColumnResult] = {}
+        self.spent = 0  # digit combinations looked at: the explanation's deterministic clock
         base = model.base
         self.moduli = tuple(m for m in sorted({base - 1, 2}) if m >= 2 and gcd(m, base) == 1)
         if base % 2 == 0:
@@ -49,6 +51,7 @@ class ColumnWork:
         result = self._cache.get(key)
         if result is None:
             result = self._cache[key] = self._evaluate(column, masks, carry_in, carry_out, links)
+            self.spent += result.cost
         if result.masks == masks and result.carry_in == carry_in and result.carry_out == carry_out:
             return None
         return result
@@ -138,13 +141,16 @@ def _exact(
     outs = set(carry_out)
     low, high = base * min(carry_out) - max(carry_in), base * max(carry_out) - min(carry_in)
     support = [0] * n
+    visits = [0]
     ins: set[int] = set()
     outs_seen: set[int] = set()
     path = [0] * n
 
-    def walk(i: int, total: int, used: int) -> None:
+    def walk(i: int, total: int, used: int) -> bool:
+        """Visit one node; return True once every value is known to be used (stop looking)."""
+        visits[0] += 1
         if total + low_rest[i] > high or total + high_rest[i] < low:
-            return
+            return False
         if i == n:
             fits = False
             for c in carry_in:
@@ -155,16 +161,24 @@ def _exact(
             if fits:
                 for j in range(n):
                     support[j] |= 1 << path[j]
-            return
+                return (
+                    len(ins) == len(carry_in)
+                    and len(outs_seen) == len(carry_out)
+                    and all(s == m for s, m in zip(support, masks, strict=True))
+                )
+            return False
         for digit in digits[i]:
             if not used >> digit & 1:
                 path[i] = digit
                 if any(digit != path[j] + d for j, d in checks[i]):
                     continue
-                walk(i + 1, total + coefs[i] * digit, used | 1 << digit)
+                if walk(i + 1, total + coefs[i] * digit, used | 1 << digit):
+                    return True
+        return False
 
     walk(0, 0, 0)
-    return ColumnResult(tuple(support), tuple(sorted(ins)), tuple(sorted(outs_seen)), size)
+    carries = (tuple(sorted(ins)), tuple(sorted(outs_seen)))
+    return ColumnResult(tuple(support), *carries, size, visits[0])
 
 
 def _bounds(
@@ -203,7 +217,7 @@ def _bounds(
     (in_lo, in_hi), (out_lo, out_hi) = ranges[-2], ranges[-1]
     ins = tuple(c for c in carry_in if in_lo <= c <= in_hi)
     outs = tuple(c for c in carry_out if out_lo <= c <= out_hi)
-    return ColumnResult(out, ins, outs, size)
+    return ColumnResult(out, ins, outs, size, 8 * len(weights))
 
 
 def equation(model: Model, state: State, column: Column) -> str:

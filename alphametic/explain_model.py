@@ -119,6 +119,26 @@ class State:
         """Return the letters with more than one candidate."""
         return [x for x, mask in self.dom.items() if mask & (mask - 1)]
 
+    def values(self, name: str) -> list[int]:
+        """Return the possible values of a letter or of a carry named like 'c3'."""
+        if name in self.dom:
+            return digits_of(self.dom[name])
+        return list(self.carries[int(name[1:])])
+
+    def restrict(self, name: str, values: list[int]) -> None:
+        """Keep only these values for a letter or a carry."""
+        if name in self.dom:
+            self.dom[name] &= mask_of(values)
+        else:
+            index = int(name[1:])
+            self.carries[index] = tuple(c for c in self.carries[index] if c in values)
+
+    def candidates(self) -> list[str]:
+        """Return the open letters and carries, fewest values first (letters first on a tie)."""
+        names = [(x, mask.bit_count(), 0) for x, mask in self.dom.items() if mask & (mask - 1)]
+        names += [(f"c{k}", len(c), 1) for k, c in enumerate(self.carries) if len(c) > 1]
+        return [item[0] for item in sorted(names, key=lambda item: (item[1], item[2], item[0]))]
+
     def eliminate(self) -> None:
         """Remove every decided letter's digit from the other letters (silently, repeatedly)."""
         changed = True

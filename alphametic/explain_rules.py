@@ -21,9 +21,10 @@ Rule = Callable[[State], list[Step]]
 class Reasoner:
     """Applies the rules to a state, simplest first, one deduction at a time."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, budget: int) -> None:
         self.model = model
         self.work = ColumnWork(model)
+        self.budget = budget  # column nodes (see ColumnWork.spent) after which deduction stops
         self.rules: tuple[Rule, ...] = (
             self.last_digit,
             self.hidden_single,
@@ -46,7 +47,9 @@ class Reasoner:
                 return
 
     def next_steps(self, state: State) -> list[Step]:
-        """Return the steps of the first rule that learns something."""
+        """Return the steps of the first rule that learns something (none past the budget)."""
+        if self.work.spent > self.budget:
+            return []
         for rule in self.rules:
             steps = rule(state)
             if steps:
@@ -176,6 +179,7 @@ class Reasoner:
         if len(odd) > 4 or size > _MOD_CAP:
             return []
         support = _mod_support(state, odd, target, modulus)
+        self.work.spent += size
         params: dict[str, Any] = {
             "modulus": modulus,
             "base": base,

@@ -75,6 +75,8 @@ ENGLISH: dict[str, str] = {
     "case_open": "From here the search does the rest ({count} letters still open).",
     "case_only": "Every other case fails, so {letter} = {digit}.",
     "case_narrowed": "{letter} = {failed:or} fail, so {letter} can only be {digits:or}.",
+    "not_a_sum": "This puzzle is not a plain sum of words, so there are no columns to reason "
+    "about here; the search tries the {count} letters.",
     "cap": "That is enough cases to follow by hand; the search does the rest.",
     "no_solution": "Every possibility fails, so the puzzle has no solution.",
     "solution": "The solution is {line}.",
