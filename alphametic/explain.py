@@ -126,7 +126,7 @@ class _Walker:
 
     def pivot(self, state: State) -> str | None:
         """Return the letter or carry whose cases leave the fewest letters open, after a look."""
-        names = state.candidates()[:_LOOK]
+        names = [x for x in state.candidates() if len(state.values(x)) <= MAX_WIDTH][:_LOOK]
         if len(names) <= 1 or self.reasoner.work.spent > LOOK_BUDGET:
             return names[0] if names else None
         return min(names, key=lambda name: (self.look(state, name), len(state.values(name))))
