@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .difficulty import Difficulty, rate
 from .explain_model import Model, State, digits_of
 from .explain_rules import Reasoner
-from .explain_text import ENGLISH, Step
+from .explain_text import ENGLISH, Step, render
 from .puzzle import Puzzle
 from .render import render_line
 from .search import Search, as_dict
@@ -53,24 +54,25 @@ class Explanation:
         """Rate the explanation."""
         self.difficulty = rate(self.tally)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self, table: Mapping[str, str] = ENGLISH) -> dict[str, Any]:
         """Return the JSON shape of the API: puzzle, solution, steps, difficulty."""
         base = self.puzzle.base
         return {
             "puzzle": self.puzzle.text,
             "options": self.puzzle.options(),
             "solution": self.solution,
-            "steps": [step.as_json(base) for step in self.steps],
+            "steps": [step.as_json(base, table) for step in self.steps],
             "difficulty": {"score": self.difficulty.score, "label": self.difficulty.label},
         }
 
-    def lines(self) -> list[str]:
-        """Return the steps as English text lines, case steps indented under their case."""
+    def lines(self, table: Mapping[str, str] = ENGLISH) -> list[str]:
+        """Return the steps as text lines, case steps indented and labelled with their case."""
         out = []
         for step in self.steps:
-            text = step.text(base=self.puzzle.base)
+            text = step.text(table, self.puzzle.base)
             out.append(text if step.case is None else f"    [{step.case}] {text}")
-        out.append(f"Difficulty: {self.difficulty.label} ({self.difficulty.score})")
+        rating = {"label": self.difficulty.label, "score": self.difficulty.score}
+        out.append(render("difficulty", rating, table, self.puzzle.base))
         return out
 
 

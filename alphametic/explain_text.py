@@ -7,6 +7,7 @@ format specs, which every language's table uses the same way:
   {x:and}    a list joined as "S and M"
   {x:facts}  a list of [name, [values]] pairs: "O = 0, S is 8 or 9 and c3 is 0 or 1"
   {x:col}    a column number (1 = rightmost): "the units column", ... in base 10
+  {x:label}  a difficulty label (easy, medium, hard, fiendish) in words
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ ENGLISH: dict[str, str] = {
     "solution_unique": "The solution, and the only one, is {line}.",
     "solutions": "The puzzle has {count} solutions; the first is {line}.",
     "solutions_many": "The puzzle has more than {count} solutions; the first is {line}.",
+    "difficulty": "Difficulty: {label:label} ({score})",
     # Pieces that the format specs above are built from.
     "part.is": "{name} = {value}",
     "part.one_of": "{name} is {values:or}",
@@ -98,6 +100,10 @@ ENGLISH: dict[str, str] = {
     "part.col.6": "the hundred-thousands column",
     "part.col.7": "the millions column",
     "part.col.n": "column {n} from the right",
+    "part.label.easy": "easy",
+    "part.label.medium": "medium",
+    "part.label.hard": "hard",
+    "part.label.fiendish": "fiendish",
 }
 
 
@@ -115,12 +121,18 @@ class Step:
         """Return the step's sentence from a template table."""
         return render(self.key, self.params, table, base)
 
-    def as_json(self, base: int = 10) -> dict[str, Any]:
-        """Return the step as the API's JSON object (English text)."""
-        out: dict[str, Any] = {"key": self.key, "params": self.params, "text": self.text(base=base)}
-        out["facts"] = {letter: digits for letter, digits in sorted(self.facts.items())}
+    def as_json(self, base: int = 10, table: Mapping[str, str] = ENGLISH) -> dict[str, Any]:
+        """Return the step as the API's JSON object, its text rendered from table."""
+        out: dict[str, Any] = {
+            "key": self.key,
+            "params": self.params,
+            "text": self.text(table, base),
+            "facts": {letter: digits for letter, digits in sorted(self.facts.items())},
+        }
         if self.case is not None:
             out["case"] = self.case
+        if self.fail:
+            out["fail"] = True  # this step found a dead end (inside a case: the case fails)
         return out
 
 
@@ -164,6 +176,8 @@ class _Formatter(string.Formatter):
         if format_spec == "facts":
             ordered = sorted(value, key=lambda pair: len(pair[1]) > 1)  # decided ones first
             return self.join([self.fact(name, values) for name, values in ordered], "and")
+        if format_spec == "label":
+            return self.part(f"part.label.{value}")
         if format_spec == "col":
             if self.base == 10 and 1 <= value <= 7:
                 return self.part(f"part.col.{value}")

@@ -157,6 +157,12 @@ def test_templates_render_from_another_table() -> None:
     text = render("case_solved", {"facts": [["A", [1]], ["B", [2]]]}, table)
     assert text == "Every letter is now known: A ist 1 und B ist 2."
     assert all(isinstance(v, str) for v in ENGLISH.values())
+    german = {"leading": "{letters:and} beginnen Wörter, also ist keiner 0.", **table}
+    explanation = explain(parse("I + BB = ILL"))
+    first = explanation.as_json(german)["steps"][0]
+    assert first["text"] == "B und I beginnen Wörter, also ist keiner 0."
+    assert first["key"] == "leading" and first["params"] == {"letters": ["B", "I"]}
+    assert explanation.lines({"part.label.easy": "leicht"})[-1] == "Difficulty: leicht (5)"
 
 
 def test_long_sums_end_with_the_search() -> None:
