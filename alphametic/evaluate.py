@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from math import isqrt
 
-from .expr import NUM, PROD, SUM, WORD, Node
+from .expr import NUM, POW, PROD, SUM, WORD, Node
 
 __all__ = ["ANY", "Inverse", "NoValue", "Value", "compile_value", "inverse", "root"]
 
@@ -53,6 +53,9 @@ def compile_value(
         if node.kind == NUM:
             v = int(node.text, base)
             return lambda: v
+        fused = _fused(node, values, index, base)
+        if fused is not None:
+            return fused
         parts = [build(arg) for arg in node.args]
         if node.kind == SUM:
             return _sum(parts, node.ops)
@@ -65,6 +68,26 @@ def compile_value(
         return lambda: _power(b(), e())
 
     return build(node)
+
+
+def _fused(node: Node, values: list[int], index: dict[str, int], base: int) -> Value | None:
+    """Return one closure for a sum or product of two words, or of a word and a number."""
+    if len(node.args) != 2 or node.kind == POW or "/" in node.ops or node.ops[0] == "-":
+        return None
+    x, y = node.args
+    op = node.ops[1]
+    if x.kind == WORD and y.kind == WORD:
+        i, j = index[x.text], index[y.text]
+        if op == "*":
+            return lambda: values[i] * values[j]
+        if op == "+":
+            return lambda: values[i] + values[j]
+        return lambda: values[i] - values[j]
+    if {x.kind, y.kind} == {WORD, NUM} and op in "*+":
+        word, num = (x, y) if x.kind == WORD else (y, x)
+        i, v = index[word.text], int(num.text, base)
+        return (lambda: values[i] * v) if op == "*" else (lambda: values[i] + v)
+    return None
 
 
 def _sum(parts: list[Value], ops: tuple[str, ...]) -> Value:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from itertools import permutations
-from math import gcd
+from operator import itemgetter
 
 from .evaluate import ANY, NoValue, Value, compile_value, inverse
 from .expr import Node, tokens
@@ -18,11 +18,15 @@ from .schedule import ENUM, READOFF, Model, Step
 
 __all__ = ["Walk"]
 
-Options = Callable[[], Iterator[None]]
+# A compiled step: tries its choices, calling the next step (a continuation) for each one
+# with the state set, and leaves the state as it found it.
+Run = Callable[[], None]
 Check = Callable[[], bool]
-# How many top steps are generator levels (the solutions of each subtree below are handed
-# up as one list, as in core.py).
+# Steps above this run first and record their states; solutions() then hands up the
+# solutions below each recorded state as one list (one resumption per list, as in core.py).
 TOP = 2
+# Cap on cached slopes per SOLVE step (they depend only on the column-0 digits).
+SLOPES = 1 << 16
 
 
 class Walk:
@@ -52,7 +56,6 @@ class Walk:
         self.out: list[tuple[int, ...]] = []
         self.tick: Callable[[int], None] = lambda depth: None
         self.budget = 1 << 30
-        self.options = [self._compile(i, step) for i, step in enumerate(model.steps)]
         self.ready = all(check() for check in self._checks(model.setup_checks))
 
     def _set(self, s: int, d: int) -> None:
@@ -78,21 +81,28 @@ class Walk:
             out.append(_congruent(a, b, m) if m else _safe(_equal(a, b)))
         return out
 
-    def _compile(self, depth: int, step: Step) -> Options:
-        """Return the generator function that tries a step's choices (state set while yielded)."""
-        checks = self._checks(step.checks)
-        check = _all(checks)
-        if step.kind == ENUM:
-            return self._enum(depth, step.slot, check)
-        if step.kind == READOFF:
-            return self._readoff(depth, step, check)
-        return self._solve(depth, step, check)
+    def _chain(self, start: int, stop: int, last: Run) -> Run:
+        """Return steps start..stop-1 compiled into one call, ending in last (back to front)."""
+        run = last
+        for depth in range(stop - 1, start - 1, -1):
+            step = self.model.steps[depth]
+            check = _all(self._checks(step.checks))
+            if step.kind == ENUM:
+                run = self._enum(depth, step.slot, check, run)
+            elif step.kind == READOFF:
+                run = self._readoff(depth, step, check, run)
+            else:
+                run = self._solve(depth, step, check, run)
+        return run
 
-    def _enum(self, depth: int, s: int, check: Check | None) -> Options:
+    def _enum(self, depth: int, s: int, check: Check | None, nxt: Run) -> Run:
         """Try every free digit of letter s."""
         val, values, occ, lo, hi = self.val, self.values, self.model.occ[s], self.lo, self.hi
 
-        def enum() -> Iterator[None]:
+        if len(occ) == 1:
+            return self._enum_one(depth, s, check, nxt)
+
+        def enum() -> None:
             for d in range(lo[s], hi[s] + 1):
                 bit = 1 << d
                 if self.used & bit:
@@ -105,7 +115,7 @@ class Walk:
                     values[t] += d * w
                 if check is None or check():
                     self.used |= bit
-                    yield
+                    nxt()
                     self.used ^= bit
                 for t, w in occ:
                     values[t] -= d * w
@@ -113,49 +123,85 @@ class Walk:
 
         return enum
 
-    def _solve(self, depth: int, step: Step, check: Check | None) -> Options:
+    def _enum_one(self, depth: int, s: int, check: Check | None, nxt: Run) -> Run:
+        """Try every free digit of letter s, which occurs in one word (the common case)."""
+        val, values, lo, hi = self.val, self.values, self.lo, self.hi
+        ((t, w),) = self.model.occ[s]
+
+        def enum() -> None:
+            base = values[t]
+            for d in range(lo[s], hi[s] + 1):
+                bit = 1 << d
+                if self.used & bit:
+                    continue
+                self.budget -= 1
+                if not self.budget:
+                    self.tick(depth)
+                val[s] = d
+                values[t] = base + d * w
+                if check is None or check():
+                    self.used |= bit
+                    nxt()
+                    self.used ^= bit
+            values[t] = base
+            val[s] = -1
+
+        return enum
+
+    def _solve(self, depth: int, step: Step, check: Check | None, nxt: Run) -> Run:
         """Solve letter s from its equation mod base^k (linear there), then try the roots."""
         s, k, base = step.slot, step.k, self.base
         eq = self.model.constraints[step.eq]
-        m, low = base**k, base ** (k - 1)
+        m, low = int(base**k), int(base ** (k - 1))
         index = self.model.index
         a = compile_value(eq.left, self.values, index, base, m)
         b = compile_value(eq.right, self.values, index, base, m)
         val, values, occ, lo, hi = self.val, self.values, self.model.occ[s], self.lo, self.hi
+        # Beyond column 1 the slope depends only on the column-0 digits of the equation's
+        # words (the derivative mod base), which change rarely: cache it by them.
+        deps = sorted(self.model.need(eq, 1)) if k > 1 else []
+        key = itemgetter(*deps) if deps else None
+        slopes: dict[object, int] = {}
+        roots = _roots(base)
 
-        def solve() -> Iterator[None]:
-            self.budget -= 1
-            if not self.budget:
-                self.tick(depth)
-            r0 = (a() - b()) % m
+        def slope_now(r0: int) -> int:
             for t, w in occ:
                 values[t] += w
             r1 = (a() - b()) % m
             for t, w in occ:
                 values[t] -= w
-            slope, need = (r1 - r0) % m // low, (-r0) % m
+            return (r1 - r0) % m // low
+
+        def solve() -> None:
+            self.budget -= 1
+            if not self.budget:
+                self.tick(depth)
+            r0 = (a() - b()) % m
+            need = (-r0) % m
             if need % low:
                 return
             need //= low
-            if slope == 0:
-                digits = range(lo[s], hi[s] + 1) if need == 0 else range(0)
+            if key is None:
+                slope = slope_now(r0)
             else:
-                g = gcd(slope, base)
-                if need % g:
-                    return
-                step = base // g
-                x = need // g * pow(slope // g, -1, step) % step
-                digits = range(x + (lo[s] - x + step - 1) // step * step, hi[s] + 1, step)
-            for d in digits:
+                at = key(val)
+                found = slopes.get(at)
+                if found is None:
+                    if len(slopes) >= SLOPES:
+                        slopes.clear()
+                    found = slopes[at] = slope_now(r0)
+                slope = found
+            low_d, high_d = lo[s], hi[s]
+            for d in roots[slope][need]:
                 bit = 1 << d
-                if self.used & bit:
+                if self.used & bit or d < low_d or d > high_d:
                     continue
                 val[s] = d
                 for t, w in occ:
                     values[t] += d * w
                 if check is None or check():
                     self.used |= bit
-                    yield
+                    nxt()
                     self.used ^= bit
                 for t, w in occ:
                     values[t] -= d * w
@@ -163,7 +209,7 @@ class Walk:
 
         return solve
 
-    def _readoff(self, depth: int, step: Step, check: Check | None) -> Options:
+    def _readoff(self, depth: int, step: Step, check: Check | None, nxt: Run) -> Run:
         """Compute the word from its equation and read its free letters off the digits."""
         model, base, values, val = self.model, self.base, self.values, self.val
         t = step.word
@@ -214,7 +260,7 @@ class Walk:
                 self.used ^= 1 << d
                 val[s] = -1
 
-        def readoff() -> Iterator[None]:
+        def readoff() -> None:
             self.budget -= 1
             if not self.budget:
                 self.tick(depth)
@@ -223,21 +269,21 @@ class Walk:
             except NoValue:
                 return
             if found is ANY:
-                yield from self._every(places, exact, check)
+                self._every(places, exact, check, nxt)
                 return
             for v in found:
                 if 0 <= v < top:
                     got = assign(v)
                     if got is not None:
                         if check is None or check():
-                            yield
+                            nxt()
                         release(got)
 
         return readoff
 
     def _every(
-        self, places: list[tuple[int, int, int]], exact: Check, check: Check | None
-    ) -> Iterator[None]:
+        self, places: list[tuple[int, int, int]], exact: Check, check: Check | None, nxt: Run
+    ) -> None:
         """Try every digit for a word's free letters (when its equation cannot pin it down)."""
         free = sorted({s for _, s, _ in places if s >= 0 and self.val[s] < 0})
         digits = [d for d in range(self.base) if not self.used >> d & 1]
@@ -246,7 +292,7 @@ class Walk:
                 for s, d in zip(free, choice, strict=True):
                     self._set(s, d)
                 if exact() and (check is None or check()):
-                    yield
+                    nxt()
                 for s, d in zip(free, choice, strict=True):
                     self.used ^= 1 << d
                     self.val[s] = -1
@@ -255,46 +301,31 @@ class Walk:
 
     def run_count(self) -> int:
         """Count every solution (the caller sets tick and budget)."""
-        options = self.options
-        n = len(options)
         self.count = 0
 
-        def go(i: int) -> None:
-            if i == n:
-                self.count += 1
-                return
-            for _ in options[i]():
-                go(i + 1)
+        def emit() -> None:
+            self.count += 1
 
         if self.ready:
-            go(0)
+            self._chain(0, len(self.model.steps), emit)()
         return self.count
 
     def batches(self) -> Iterator[list[tuple[int, ...]]]:
-        """Yield lists of solutions (digits in letter order), one list per top subtree."""
-        options, val = self.options, self.val
-        n = len(options)
-        out = self.out
-
-        def go(i: int) -> None:
-            if i == n:
-                out.append(tuple(val))
-                return
-            for _ in options[i]():
-                go(i + 1)
-
-        def top(i: int) -> Iterator[list[tuple[int, ...]]]:
-            if i == n or i == TOP:
-                go(i)
-                if out:
-                    yield out[:]
-                    out.clear()
-                return
-            for _ in options[i]():
-                yield from top(i + 1)
-
-        if self.ready:
-            yield from top(0)
+        """Yield lists of solutions (digits in letter order), one list per top state."""
+        if not self.ready:
+            return
+        val, values, out = self.val, self.values, self.out
+        n = len(self.model.steps)
+        top = min(TOP, n)
+        states: list[tuple[list[int], list[int], int]] = []
+        self._chain(0, top, lambda: states.append((val[:], values[:], self.used)))()
+        below = self._chain(top, n, lambda: out.append(tuple(val)))
+        for state in states:
+            val[:], values[:], self.used = state
+            below()
+            if out:
+                yield out[:]
+                out.clear()
 
     def progress(self) -> float:
         """Return the share of the tree passed: over the ENUM letters' digit ranges, in order."""
@@ -307,6 +338,12 @@ class Walk:
             width /= span
             done += (d - self.lo[s]) * width
         return done
+
+
+def _roots(base: int) -> list[list[tuple[int, ...]]]:
+    """Return roots[a][c]: the digits x with a * x == c (mod base)."""
+    digits = range(base)
+    return [[tuple(x for x in digits if (a * x - c) % base == 0) for c in digits] for a in digits]
 
 
 def _nonzero(f: Value) -> Check:
