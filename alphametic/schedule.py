@@ -12,14 +12,18 @@ are known, so the pruning only ever saves work; it never decides a solution.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .evaluate import Span, bounded, compile_span
 from .expr import NUM, POW, PROD, SUM, WORD, Node
 from .puzzle import Puzzle
 
-__all__ = ["ENUM", "READOFF", "SOLVE", "Constraint", "Model", "Step"]
+__all__ = ["ENUM", "LINEAR", "READOFF", "SOLVE", "Constraint", "Model", "Step"]
 
-ENUM, SOLVE, READOFF = "enum", "solve", "readoff"
+ENUM, SOLVE, READOFF, LINEAR = "enum", "solve", "readoff", "linear"
+# Most letters tried before a LINEAR tail that is planned first (10 * 9 * 8 * 7 choices).
+LINEAR_AFTER = 4
 
 
 @dataclass
@@ -31,9 +35,11 @@ class Constraint:
     counts: dict[int, int] = field(default_factory=dict)  # word -> occurrences in the equation
     additive: set[int] = field(default_factory=set)  # words reached through sums only
     other: set[int] = field(default_factory=set)  # words also reached otherwise
+    signs: dict[int, int] = field(default_factory=dict)  # additive word -> net sign count
     powered: set[int] = field(default_factory=set)  # words inside an exponent
     divides: bool = False
     modular: bool = True  # may be checked mod base^k (no division, no word in an exponent)
+    bounded: bool = True  # interval arithmetic covers it (no division, number exponents)
 
 
 @dataclass
@@ -45,6 +51,8 @@ class Step:
     word: int = -1  # the word read off (READOFF)
     eq: int = -1  # the constraint solved or read from (SOLVE, READOFF)
     k: int = 0  # the column count of a SOLVE
+    slots: tuple[int, ...] = ()  # the letters of a LINEAR step, biggest |coefficient| first
+    coefs: tuple[int, ...] = ()  # their coefficients in the equation
     checks: list[tuple[str, int, int]] = field(default_factory=list)  # (kind, index, k)
 
 
@@ -82,6 +90,9 @@ class Model:
                 self.occ[s].append((t, w))
         self.steps: list[Step] = []
         self.setup_checks: list[tuple[str, int, int]] = []  # checks before any step
+        self.bound_sets: list[frozenset[int]] = []  # the letters known at each bound check
+        # Digit-sum checks: (coefficient of the unknown letters, the letters known).
+        self.digit_sums: list[tuple[int, tuple[int, ...]]] = []
         self._need: dict[tuple[int, int], set[int]] = {}
         self._plan()
 
@@ -96,12 +107,15 @@ class Model:
                 break
         eq = Constraint(left, right)
         self._walk(left, eq, additive=True, powered=False)
-        self._walk(right, eq, additive=True, powered=False)
+        self._walk(right, eq, additive=True, powered=False, sign=-1)
         eq.additive -= eq.other
         eq.modular = not eq.divides and not eq.powered
+        eq.bounded = bounded(left) and bounded(right)
         self.constraints.append(eq)
 
-    def _walk(self, node: Node, eq: Constraint, *, additive: bool, powered: bool) -> None:
+    def _walk(
+        self, node: Node, eq: Constraint, *, additive: bool, powered: bool, sign: int = 1
+    ) -> None:
         """Record the words of a subtree and how they occur in the equation."""
         if node.kind == WORD:
             t = self.index.setdefault(node.text, len(self.words))
@@ -109,6 +123,8 @@ class Model:
                 self.words.append(node.text)
             eq.counts[t] = eq.counts.get(t, 0) + 1
             (eq.additive if additive else eq.other).add(t)
+            if additive:
+                eq.signs[t] = eq.signs.get(t, 0) + sign
             if powered:
                 eq.powered.add(t)
             return
@@ -118,7 +134,14 @@ class Model:
             eq.divides = True
         for i, arg in enumerate(node.args):
             exponent = node.kind == POW and i == 1
-            self._walk(arg, eq, additive=additive and node.kind == SUM, powered=powered or exponent)
+            flip = -1 if node.kind == SUM and node.ops[i] == "-" else 1
+            self._walk(
+                arg,
+                eq,
+                additive=additive and node.kind == SUM,
+                powered=powered or exponent,
+                sign=sign * flip,
+            )
 
     def need(self, eq: Constraint, k: int) -> set[int]:
         """Return the letters in the last k columns of the equation's words (cached)."""
@@ -139,22 +162,93 @@ class Model:
             for s in range(len(self.letters))
         ]
         self._settle(assigned, checked, nonzero_done, None)
-        for k in range(1, max(column, default=0) + 2):
-            while True:
-                pending = [
-                    s for s in range(len(self.letters)) if s not in assigned and column[s] == k - 1
-                ]
-                if not pending:
-                    break
-                step = self._solvable(pending, assigned, checked, k)
-                if step is None:
-                    pending.sort(key=lambda s: (self._result_like(s, k), -len(self.occ[s]), s))
-                    step = Step(ENUM, slot=pending[0])
-                else:
-                    checked[step.eq] = k
-                assigned.add(step.slot)
-                self.steps.append(step)
-                self._settle(assigned, checked, nonzero_done, step)
+        if self._linear(assigned, checked):
+            return
+        # Two rounds: the letters a LINEAR tail would take wait for the second one.
+        for later in (self._deferred(assigned), set()):
+            for k in range(1, max(column, default=0) + 2):
+                if self._level(k, column, later, assigned, checked, nonzero_done):
+                    return
+
+    def _level(
+        self,
+        k: int,
+        column: list[int],
+        later: set[int],
+        assigned: set[int],
+        checked: list[int],
+        nonzero_done: list[bool],
+    ) -> bool:
+        """Plan the letters of column k-1 (not those for later); True once all are planned."""
+        while True:
+            pending = [
+                s
+                for s in range(len(self.letters))
+                if s not in assigned and column[s] == k - 1 and s not in later
+            ]
+            if not pending:
+                break
+            step = self._solvable(pending, assigned, checked, k)
+            if step is None:
+                pending.sort(key=lambda s: (self._result_like(s, k), -len(self.occ[s]), s))
+                step = Step(ENUM, slot=pending[0])
+            else:
+                checked[step.eq] = k
+            assigned.add(step.slot)
+            self.steps.append(step)
+            self._settle(assigned, checked, nonzero_done, step)
+            if self._linear(assigned, checked):
+                return True
+        return False
+
+    def _deferred(self, assigned: set[int]) -> set[int]:
+        """Return the letters that only add up when the others are few (a LINEAR tail).
+
+        Column order suits products read off one word; a sum of several words after a few
+        products (AB * C = D + E + F + G) is better left whole to the LINEAR step.
+        """
+        home: dict[int, set[int]] = {}
+        for e, eq in enumerate(self.constraints):
+            for t in eq.counts:
+                home.setdefault(t, set()).add(e if t in eq.additive else -1)
+        guarded = {t for y in self.nonzero for t in _words(y, self.index)}
+        tail = []
+        for s in range(len(self.letters)):
+            homes = {e for t, _ in self.occ[s] for e in home[t]}
+            words = {t for t, _ in self.occ[s]}
+            if s not in assigned and len(homes) == 1 and -1 not in homes and not words & guarded:
+                tail.append(s)
+        others = len(self.letters) - len(assigned) - len(tail)
+        words = {t for s in tail for t, _ in self.occ[s]}
+        if len(words) < 2 or len(tail) < 2 or others > LINEAR_AFTER:
+            return set()
+        return set(tail)
+
+    def _linear(self, assigned: set[int], checked: list[int]) -> bool:
+        """End the plan with a LINEAR step if the letters left enter one equation linearly.
+
+        Then the rest is sum(c * digit) == -(the known part) over distinct free digits: the
+        coefficient engine's problem, solved with its windows (bounds.Ranges).
+        """
+        left = [s for s in range(len(self.letters)) if s not in assigned]
+        if len(left) < 2:
+            return False
+        words = {t for s in left for t, _ in self.occ[s]}
+        touched = [e for e, eq in enumerate(self.constraints) if words & set(eq.counts)]
+        if len(touched) != 1 or any(_words(y, self.index) & words for y in self.nonzero):
+            return False
+        eq = self.constraints[touched[0]]
+        if not words <= eq.additive:
+            return False
+        coefs = {s: sum(eq.signs[t] * w for t, w in self.occ[s]) for s in left}
+        if not all(coefs.values()):
+            return False
+        order = tuple(sorted(left, key=lambda s: (-abs(coefs[s]), s)))
+        step = Step(LINEAR, eq=touched[0], slots=order, coefs=tuple(coefs[s] for s in order))
+        self.steps.append(step)
+        checked[touched[0]] = -1
+        assigned.update(left)
+        return True
 
     def _result_like(self, s: int, k: int) -> bool:
         """Return whether the letter sits in column k-1 of a word that is added (a result)."""
@@ -191,6 +285,7 @@ class Model:
     ) -> None:
         """After a step: add read-offs while possible, and the checks that became possible."""
         checks = step.checks if step is not None else self.setup_checks
+        first = step is not None and step.kind != READOFF
         while True:
             known = {
                 t
@@ -213,6 +308,14 @@ class Model:
                     if k > checked[e]:
                         checks.append(("column", e, k))
                         checked[e] = k
+                if first and step is not None and self._worth_bounding(eq, step.slot, assigned):
+                    checks.append(("bound", e, len(self.bound_sets)))
+                    self.bound_sets.append(frozenset(assigned))
+                c = self._digit_sum(eq, assigned) if first else 0
+                if c:
+                    checks.append(("digits", e, len(self.digit_sums)))
+                    self.digit_sums.append((c, tuple(sorted(assigned))))
+            first = False
             for i, y in enumerate(self.nonzero):
                 if not nonzero_done[i] and _words(y, self.index) <= known:
                     checks.append(("nonzero", i, 0))
@@ -224,6 +327,60 @@ class Model:
             checks = readoff.checks
             checked[readoff.eq] = -1
             assigned.update(s for _, s, _ in self.places[readoff.word] if s >= 0)
+
+    def _digit_sum(self, eq: Constraint, assigned: set[int]) -> int:
+        """Return c if the unknown letters all enter the equation as c times their digit sum.
+
+        With every digit in use, the unknown letters take exactly the free digits, and a word
+        is its digit sum mod base - 1, so the equation can be checked mod base - 1 (0: no).
+        """
+        if len(self.letters) != self.base or self.base < 3 or not eq.modular:
+            return 0
+        unknown = [s for s in range(len(self.letters)) if s not in assigned]
+        common = set()
+        for s in unknown:
+            net = 0
+            for t, _ in self.occ[s]:
+                if t in eq.counts:
+                    if t not in eq.additive:
+                        return 0
+                    net += eq.signs[t] * sum(1 for _, q, _ in self.places[t] if q == s)
+            common.add(net % (self.base - 1))
+        if len(common) != 1 or 0 in common:
+            return 0
+        return common.pop()
+
+    def _worth_bounding(self, eq: Constraint, letter: int, assigned: set[int]) -> bool:
+        """Return whether the unknown letters move the equation little (then bounds cut)."""
+        if not eq.bounded or not any(t in eq.counts for t, _ in self.occ[letter]):
+            return False
+        unknown = [
+            t for t in eq.counts if any(s >= 0 and s not in assigned for _, s, _ in self.places[t])
+        ]
+        if len(unknown) < 2:  # one word left: it is read off, or checked when complete
+            return False
+        return self._width(eq, assigned) * 4 < self._width(eq, set())
+
+    def _width(self, eq: Constraint, known: set[int]) -> int:
+        """Return the width of left - right when known letters sit mid-range, others vary."""
+        base, mid = self.base, self.base // 2
+        spans: list[Span] = []
+        for places in self.places:
+            lo = hi = 0
+            for p, s, c in places:
+                w = base**p
+                if s < 0 or s in known:
+                    lo, hi = lo + (c if s < 0 else mid) * w, hi + (c if s < 0 else mid) * w
+                else:
+                    hi += (base - 1) * w
+            spans.append((lo, hi))
+
+        def word(t: int) -> Callable[[], Span]:
+            return lambda: spans[t]
+
+        a = compile_span(eq.left, word, self.index, base)()
+        b = compile_span(eq.right, word, self.index, base)()
+        return (a[1] - b[0]) - (a[0] - b[1])
 
     def _readoff(self, known: set[int], checked: list[int]) -> Step | None:
         """Return a READOFF step for an equation whose words are all known but one."""

@@ -12,9 +12,10 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import permutations
 from operator import itemgetter
 
-from .evaluate import ANY, NoValue, Value, compile_value, inverse
+from .bounds import Ranges, window
+from .evaluate import ANY, NoValue, Ranged, Span, Value, compile_span, compile_value, inverse
 from .expr import Node, tokens
-from .schedule import ENUM, READOFF, Model, Step
+from .schedule import ENUM, LINEAR, READOFF, Model, Step
 
 __all__ = ["Walk"]
 
@@ -75,11 +76,104 @@ class Walk:
                 out.append(_safe(_nonzero(f)))
                 continue
             eq = model.constraints[i]
+            if kind == "bound":
+                out.append(self._bound(eq.left, eq.right, model.bound_sets[k]))
+                continue
+            if kind == "digits":
+                out.append(self._digits(eq.left, eq.right, *model.digit_sums[k]))
+                continue
             m = base**k if kind == "column" else 0
             a = compile_value(eq.left, values, index, base, m)
             b = compile_value(eq.right, values, index, base, m)
             out.append(_congruent(a, b, m) if m else _safe(_equal(a, b)))
         return out
+
+    def _digits(self, left: Node, right: Node, c: int, known: tuple[int, ...]) -> Check:
+        """Return the digit-sum check: left - right + c * (free digits' sum) == 0 mod base-1."""
+        m, index, val = self.base - 1, self.model.index, self.val
+        total = self.base * (self.base - 1) // 2
+        a = compile_value(left, self.values, index, self.base, m)
+        b = compile_value(right, self.values, index, self.base, m)
+        if len(known) == 1:
+            only = known[0]
+            return lambda: (a() - b() + c * (total - val[only])) % m == 0
+        digits: Callable[[list[int]], tuple[int, ...]] = itemgetter(*known)
+        return lambda: (a() - b() + c * (total - sum(digits(val)))) % m == 0
+
+    def _linear(self, depth: int, step: Step, nxt: Run) -> Run:
+        """Solve the letters left, which enter one equation linearly, as the sum engine does."""
+        model, base, val = self.model, self.base, self.val
+        eq = model.constraints[step.eq]
+        index = model.index
+        a = compile_value(eq.left, self.values, index, base)
+        b = compile_value(eq.right, self.values, index, base)
+        slots, coef = step.slots, step.coefs
+        last = len(slots) - 1
+        lows = [self.lo[s] for s in slots]
+        highs = [self.hi[s] for s in slots]
+        windows = Ranges(base, coef, [low > 0 for low in lows], last)
+
+        def tail(j: int, s: int) -> None:
+            # s: the equation's value so far; the letters j.. must bring it to 0.
+            self.budget -= 1
+            if not self.budget:
+                self.tick(depth)
+            used = self.used
+            if j == last:
+                q, r = divmod(-s, coef[last])
+                if not r and lows[last] <= q <= highs[last] and not used >> q & 1:
+                    val[slots[last]] = q
+                    nxt()
+                    val[slots[last]] = -1
+                return
+            lo, hi = window(coef[j], s, *windows[used << 6 | j])
+            slot, c = slots[j], coef[j]
+            for d in range(max(lo, lows[j]), min(hi, highs[j]) + 1):
+                bit = 1 << d
+                if used & bit:
+                    continue
+                val[slot] = d
+                self.used = used | bit
+                tail(j + 1, s + c * d)
+            self.used = used
+            val[slot] = -1
+
+        def linear() -> None:
+            try:
+                s = a() - b()
+            except NoValue:
+                return
+            tail(0, s)
+
+        return linear
+
+    def _bound(self, left: Node, right: Node, known: frozenset[int]) -> Check:
+        """Return a check that left - right can still be 0 (interval arithmetic on the words)."""
+        values, lo, base = self.values, self.lo, self.base
+        full = (1 << base) - 1
+
+        def word(t: int) -> Ranged:
+            free = [(w, lo[s]) for s, w in _weights(self.model.places[t], base) if s not in known]
+            if not free:
+                return lambda: (values[t], values[t])
+            top = sum(w for w, _ in free)
+
+            def span() -> Span:
+                unused = ~self.used & full
+                least, most = (unused & -unused).bit_length() - 1, unused.bit_length() - 1
+                v = values[t]
+                return v + sum(w * max(least, low) for w, low in free), v + most * top
+
+            return span
+
+        index = self.model.index
+        a, b = compile_span(left, word, index, base), compile_span(right, word, index, base)
+
+        def bound() -> bool:
+            x, y = a(), b()
+            return x[0] <= y[1] and y[0] <= x[1]
+
+        return bound
 
     def _chain(self, start: int, stop: int, last: Run) -> Run:
         """Return steps start..stop-1 compiled into one call, ending in last (back to front)."""
@@ -91,6 +185,8 @@ class Walk:
                 run = self._enum(depth, step.slot, check, run)
             elif step.kind == READOFF:
                 run = self._readoff(depth, step, check, run)
+            elif step.kind == LINEAR:
+                run = self._linear(depth, step, run)
             else:
                 run = self._solve(depth, step, check, run)
         return run
@@ -338,6 +434,15 @@ class Walk:
             width /= span
             done += (d - self.lo[s]) * width
         return done
+
+
+def _weights(places: list[tuple[int, int, int]], base: int) -> list[tuple[int, int]]:
+    """Return (letter, weight) for each letter of a word, weights summed over its places."""
+    weights: dict[int, int] = {}
+    for p, s, _ in places:
+        if s >= 0:
+            weights[s] = weights.get(s, 0) + base**p
+    return list(weights.items())
 
 
 def _roots(base: int) -> list[list[tuple[int, ...]]]:

@@ -24,6 +24,7 @@ from alphametic import (
     parse,
     shards,
 )
+from alphametic.search import model_for
 
 _TOKEN = re.compile(r"[A-Z0-9]+")
 
@@ -147,7 +148,23 @@ CASES: list[tuple[str, dict[str, object]]] = [
     ("A - B = C * D; A / C = B", {}),
     ("AB ^ C = DEF", {"base": 8}),
     ("AB * CD = EF * 2", {"base": 8}),
+    ("A * B + C = D + E + F", {"base": 8}),
+    ("AB * C = D + E + F - G", {"base": 8}),
+    ("A * B = CD + EF + G", {"base": 7}),
+    ("A * B * C = D + E + F", {"base": 8}),
 ]
+
+# Which of the search's devices each puzzle above exercises (checked against its plan).
+DEVICES = {
+    "TWO * TWO = SQUARE": {"solve", "readoff"},
+    "NORTH * WEST = EAST * SOUTH": {"column"},
+    "A * B + C = D + E + F": {"linear"},
+    "AB * C = D + E + F - G": {"linear"},
+    "A * B = CD + EF + G": {"digits"},
+    "A * B * C = D + E + F": {"bound"},
+    "AB / (C - D) = E": {"nonzero"},
+    "A - B = C * D; A / C = B": {"full", "bound"},
+}
 
 
 @pytest.mark.parametrize(("text", "options"), CASES, ids=[c[0] for c in CASES])
@@ -157,6 +174,15 @@ def test_engine_agrees_with_brute_force(text: str, options: dict[str, object]) -
     assert engine(puzzle) == brute_force(puzzle)
     first = next(Search(puzzle).solutions(), None)
     assert (first is None) == (count(puzzle) == 0)
+
+
+@pytest.mark.parametrize(("text", "devices"), DEVICES.items())
+def test_the_plans_use_each_device(text: str, devices: set[str]) -> None:
+    options = next((o for t, o in CASES if t == text), {})
+    model = model_for(parse(text, **options))  # type: ignore[arg-type]
+    used = {step.kind for step in model.steps}
+    used |= {kind for step in model.steps for kind, _, _ in step.checks}
+    assert devices <= used
 
 
 def test_the_cases_are_not_all_trivial() -> None:
