@@ -33,6 +33,7 @@ NAMES = (
     "finish",
     "cancel_tree",
     "stored",
+    "requeue",  # an operator's re-queue of a failed job (jobstore/admin.py)
 )
 
 Arg = str | int | float

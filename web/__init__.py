@@ -18,9 +18,11 @@ from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from jobstore import JobStore, Settings
-from web import api, health, pages
+from web import api, health, metrics, pages
+from web.admin_page import init_admin
 from web.config import WebSettings
 from web.errors import register_errors
+from web.logs import init_logging
 from web.security import init_security
 
 
@@ -36,6 +38,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(web.flask_config())
     app.config.update({k: v for k, v in config.items() if k != "SETTINGS"})
     app.config.update(SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_HTTPONLY=True)
+    init_logging(app)  # first, so every later hook and line has the request id
     if web.proxy_hops > 0:
         hops = web.proxy_hops
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
@@ -47,6 +50,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(health.bp)
+    app.register_blueprint(metrics.bp)
+    init_admin(app)
     init_security(app)
     register_errors(app)
     return app

@@ -1,0 +1,195 @@
+"""The operator's API under /admin/api/, behind ALPHAMETIC_ADMIN_TOKEN (a bearer token).
+
+Without a configured token every /admin path answers 404, as if it did not exist; with one, a
+request without the right token gets 401. Tokens are compared in constant time (of their
+SHA-256 digests, so not even the length leaks). The HTML page (web/admin_page.py) also accepts
+a session that logged in with the token. Every action is logged with who (the address), what
+and the outcome.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+from typing import Any
+
+from flask import Blueprint, Response, abort, current_app, g, jsonify, request, session
+
+from jobstore import UNFINISHED, Mode, State
+from jobstore.admin import Filter, list_jobs, queues, requeue, workers
+from web.jobview import store
+from web.problems import problem
+
+bp = Blueprint("admin_api", __name__, url_prefix="/admin/api")
+log = logging.getLogger("alphametic.admin")
+SESSION_KEY = "admin"
+MAX_LIMIT = 500
+MAX_BULK = 1000  # jobs one bulk cancel touches at most
+
+
+def token() -> str:
+    """The configured admin token ('' when admin is off)."""
+    return str(current_app.extensions.get("alphametic.admin_token", ""))
+
+
+def same(sent: str, expected: str) -> bool:
+    """Constant-time equality of two tokens (of their digests: lengths do not leak either)."""
+    digest = hashlib.sha256
+    return hmac.compare_digest(digest(sent.encode()).digest(), digest(expected.encode()).digest())
+
+
+def session_mark(expected: str) -> str:
+    """What a logged-in session holds: derived from the token, so changing it logs all out."""
+    return hmac.new(expected.encode(), b"alphametic admin session", hashlib.sha256).hexdigest()
+
+
+def bearer() -> str | None:
+    """The bearer token of the request, or None when it sends no Authorization header."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, value = header.partition(" ")
+    return value.strip() if scheme.lower() == "bearer" else ""
+
+
+def check(allow_session: bool) -> str | None:
+    """How the request is authorized ('bearer' or 'session'), or None; 404 when admin is off."""
+    expected = token()
+    if not expected:
+        abort(404)
+    sent = bearer()
+    if sent is not None:
+        if same(sent, expected):
+            return "bearer"
+        audit("refused", [], "wrong token")
+        return None
+    mark = session.get(SESSION_KEY)
+    if allow_session and isinstance(mark, str) and same(mark, session_mark(expected)):
+        return "session"
+    return None
+
+
+def audit(action: str, job_ids: list[str], outcome: Any) -> None:
+    """Log one admin action: who, what, on which jobs, and what came of it."""
+    fields = {"admin_action": action, "job_ids": job_ids, "outcome": outcome,
+              "remote_addr": request.remote_addr, "auth": g.get("admin_auth")}  # fmt: skip
+    log.info("admin %s %s: %s", action, ",".join(job_ids) or "-", outcome, extra={"fields": fields})
+
+
+@bp.before_request
+def guard() -> Response | None:
+    """404 when admin is off, 401 (problem+json) without the right bearer token."""
+    if not token():
+        return problem(404, f"Nothing at {request.path}.")
+    g.admin_auth = check(allow_session=False)
+    if g.admin_auth is None:
+        detail = "This needs the admin token: send `Authorization: Bearer <token>`."
+        return problem(401, detail, title="Unauthorized", slug="unauthorized",
+                       headers={"WWW-Authenticate": 'Bearer realm="alphametic admin"'})  # fmt: skip
+    return None
+
+
+def _filter(args: Any) -> Filter:
+    """A listing filter from query or JSON arguments; unknown states and modes are refused."""
+    where = Filter(*(str(args.get(name) or "") for name in ("state", "mode", "client")))
+    if where.state and where.state not in {s.value for s in State}:
+        abort(problem(422, f"Unknown state {where.state!r}.", field="state"))
+    if where.mode and where.mode not in {m.value for m in Mode}:
+        abort(problem(422, f"Unknown mode {where.mode!r}.", field="mode"))
+    return where
+
+
+def _limit(raw: Any, default: int = 50) -> int:
+    """A page size between 1 and MAX_LIMIT."""
+    try:
+        return max(1, min(MAX_LIMIT, int(raw if raw not in (None, "") else default)))
+    except (TypeError, ValueError):
+        abort(problem(422, "limit must be a whole number.", field="limit"))
+
+
+@bp.get("/jobs")
+def jobs() -> Response:
+    """Jobs newest first, filtered by state, mode and client; `next` pages on."""
+    where = _filter(request.args)
+    cursor, limit = request.args.get("cursor", "+inf"), _limit(request.args.get("limit"))
+    listing = list_jobs(store(), where, cursor, limit)
+    return jsonify(items=listing.items, next=listing.next, total=listing.total)
+
+
+def cancel_ids(job_ids: list[str]) -> dict[str, str]:
+    """Cancel each job: id -> 'canceled' (this call changed it), 'unchanged' or 'unknown'."""
+    results = {}
+    for job_id in job_ids[:MAX_BULK]:
+        found = store().cancel(job_id)
+        results[job_id] = "unknown" if found is None else ("canceled" if found[1] else "unchanged")
+    audit("cancel", list(results), results)
+    return results
+
+
+@bp.post("/jobs/cancel")
+def cancel_many() -> Response:
+    """Cancel the jobs named in {"ids": [...]} or matching {"filter": {state, mode, client}}."""
+    body = request.get_json(silent=True) or {}
+    ids = body.get("ids")
+    if isinstance(body.get("filter"), dict):
+        where = _filter(body["filter"])
+        listing = list_jobs(store(), where, limit=MAX_BULK)
+        ids = [job["id"] for job in listing.items if job["state"] in UNFINISHED]
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        return problem(422, 'Send {"ids": ["<job id>", ...]} or {"filter": {"state": ...}}.')
+    return jsonify(results=cancel_ids(ids))
+
+
+@bp.post("/jobs/<job_id>/cancel")
+def cancel_one(job_id: str) -> Response:
+    """Cancel one job."""
+    result = cancel_ids([job_id])[job_id]
+    if result == "unknown":
+        return problem(404, f"No job {job_id}.")
+    return jsonify(id=job_id, result=result)
+
+
+def delete_job(job_id: str) -> tuple[int, str]:
+    """Delete an ended job's stored solutions and grid: (HTTP status, what happened)."""
+    outcome = str(store().delete(job_id))
+    audit("delete", [job_id], outcome)
+    status = {"deleted": 200, "gone": 404, "running": 409}.get(outcome, 409)
+    if outcome == "running":
+        outcome = "not deleted: the job has not ended (cancel it first)"
+    return status, outcome
+
+
+@bp.delete("/jobs/<job_id>")
+def delete(job_id: str) -> Response:
+    """Delete a finished or canceled job's stored data."""
+    status, outcome = delete_job(job_id)
+    if status != 200:
+        return problem(status, f"Job {job_id}: {outcome}.")
+    return jsonify(id=job_id, result=outcome)
+
+
+def requeue_job(job_id: str) -> tuple[int, str]:
+    """Re-queue a failed job: (HTTP status, what happened)."""
+    status, detail = requeue(store(), job_id)
+    audit("requeue", [job_id], status)
+    if status == "requeued":
+        return 200, f"re-queued on {detail}"
+    if status == "gone":
+        return 404, "unknown job"
+    return 409, f"only a failed job can be re-queued (this one is {detail or status})"
+
+
+@bp.post("/jobs/<job_id>/requeue")
+def requeue_one(job_id: str) -> Response:
+    """Start a failed job over under the same id."""
+    status, outcome = requeue_job(job_id)
+    if status != 200:
+        return problem(status, f"Job {job_id}: {outcome}.")
+    return jsonify(id=job_id, result=outcome)
+
+
+@bp.get("/queues")
+def overview() -> Response:
+    """Queues (messages waiting, workers) and each worker with the jobs it runs now."""
+    return jsonify(queues=queues(store()), workers=workers(store()))
