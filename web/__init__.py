@@ -20,8 +20,10 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from jobstore import JobStore, Settings
 from web import api, health, metrics, pages
 from web.admin_page import init_admin
+from web.bodies import init_bodies
 from web.config import WebSettings
 from web.errors import register_errors
+from web.i18n import init_i18n
 from web.logs import init_logging
 from web.security import init_security
 
@@ -53,5 +55,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(metrics.bp)
     init_admin(app)
     init_security(app)
+    init_i18n(app)
     register_errors(app)
+    init_bodies(app)
     return app

@@ -10,6 +10,8 @@ from werkzeug.exceptions import HTTPException
 from alphametic import PuzzleError
 from jobstore import Job, Mode, OptionsError, TooManyJobs
 from jobstore.admission import check_mode, check_options
+from web import estimates, export
+from web.bodies import check_json_depth
 from web.jobview import (
     QUEUE_FULL_RETRY,
     job_or_none,
@@ -33,6 +35,14 @@ def _invalid(detail: str, field: str) -> ApiProblem:
     return ApiProblem(422, detail, slug="invalid-request", field=field)
 
 
+def _option_problem(exc: OptionsError) -> ApiProblem:
+    """The 422 problem of a bad mode or option, naming its field ("options.fixed.E", ...)."""
+    # Values the engine refuses (a base of 37, an unknown policy) stay puzzle errors, as they
+    # always were, but now name the option rather than the puzzle.
+    slug = "puzzle-error" if isinstance(exc, PuzzleError) else "invalid-request"
+    return ApiProblem(422, str(exc), slug=slug, field=exc.field)
+
+
 def _require_json() -> None:
     """Refuse (415) a body that is not declared application/json."""
     if request.mimetype != "application/json":
@@ -44,6 +54,7 @@ def _json_body() -> dict[str, Any]:
     """Parse the request body as a JSON object or raise a 422 problem."""
     _require_json()
     raw = request.get_data(cache=True)  # raises 413 past MAX_CONTENT_LENGTH
+    check_json_depth(raw)  # 422 before json.loads can hit the recursion limit
     try:
         body = json.loads(raw)
     except ValueError as exc:
@@ -65,7 +76,7 @@ def parse_job_request(body: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
         mode = check_mode(body.get("mode", Mode.SOLVE.value))
         options = check_options(body.get("options"))
     except OptionsError as exc:
-        raise _invalid(str(exc), exc.field) from exc
+        raise _option_problem(exc) from exc
     return mode.value, puzzle, options
 
 
@@ -77,6 +88,7 @@ def job_body(job: Job) -> dict[str, Any]:
         "solutions": url_for("api.get_solutions", job_id=job.id),
         "cancel": url_for("api.cancel_job", job_id=job.id),
         "grid": url_for("api.get_grid", job_id=job.id),
+        "export": url_for("api.export_job", job_id=job.id, format="csv"),
         "page": url_for("pages.job_page", job_id=job.id),
     }
     return body
@@ -131,6 +143,8 @@ def create_job() -> Response:
         raise
     try:
         job = submit(mode, puzzle, options)
+    except OptionsError as exc:  # before PuzzleError: a bad option value is both
+        raise _option_problem(exc) from exc
     except PuzzleError as exc:
         raise ApiProblem(
             422, str(exc), slug="puzzle-error", field="puzzle", position=exc.position
@@ -138,8 +152,6 @@ def create_job() -> Response:
     except TooManyJobs as exc:
         retry = {"Retry-After": str(QUEUE_FULL_RETRY)}
         raise ApiProblem(429, str(exc), slug="too-many-jobs", cap=exc.cap, headers=retry) from exc
-    except OptionsError as exc:
-        raise _invalid(str(exc), exc.field) from exc
     response = status_response(waited(job, wait), 202)
     response.headers["Location"] = url_for("api.get_job", job_id=job.id)
     return response
@@ -198,6 +210,33 @@ def get_grid(job_id: str) -> Response:
         _missing(job_id)
     total = sum(next(iter(grid.values()), []))
     return jsonify(job=job.id, base=job.options.get("base", 10), total=total, letters=grid)
+
+
+@bp.get("/jobs/<job_id>/export")
+def export_job(job_id: str) -> Response:
+    """Stream every stored solution as CSV (a header of letters) or JSON Lines."""
+    job = job_or_none(job_id) or _missing(job_id)
+    kind = request.args.get("format", "csv")
+    if kind not in export.FORMATS:
+        raise _invalid(f"'format' must be {' or '.join(export.FORMATS)} (got {kind}).", "format")
+    return export.response(store(), job, kind)
+
+
+@bp.get("/estimate")
+def estimate() -> Response:
+    """Estimate an enumeration's size and time (cheap, bounded) before submitting it."""
+    args = request.args
+    try:
+        options = check_options(estimates.options_from_query(args))
+        found = estimates.for_request(str(args.get("puzzle", "")), options, current_app)
+    except OptionsError as exc:
+        raise _option_problem(exc) from exc
+    except ValueError as exc:  # a number that does not parse, or an engine PuzzleError
+        position = getattr(exc, "position", None)
+        raise ApiProblem(
+            422, str(exc), slug="puzzle-error", field="puzzle", position=position
+        ) from exc
+    return jsonify(found)
 
 
 @bp.get("/openapi.json")

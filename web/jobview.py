@@ -10,7 +10,7 @@ from typing import Any
 from flask import current_app, request
 
 import alphametic
-from jobstore import Job, JobStore, Rate
+from jobstore import Job, JobStore, Rate, State
 
 # Seconds a client at the cap of unfinished jobs is told to wait before retrying.
 QUEUE_FULL_RETRY = 5
@@ -115,3 +115,36 @@ def answer_of(job: Job, only: Mapping[str, int] | None = None) -> dict[str, Any]
         "line": alphametic.render_line(puzzle, solution),
         "letters": [(letter, solution[letter]) for letter in puzzle.letters],
     }
+
+
+def pager(total: int, asked: int, page_size: int) -> tuple[int, int, int]:
+    """(page number clamped to the pages there are, the last page, its offset)."""
+    last = max(1, -(-total // page_size))
+    page_no = min(max(1, asked), last)
+    return page_no, last, (page_no - 1) * page_size
+
+
+def solution_rows(
+    job: Job, items: Iterable[Mapping[str, int]], offset: int
+) -> list[tuple[int, list[int]]]:
+    """(1-based number, the digit of each letter in the puzzle's order) per solution."""
+    letters = puzzle_of(job).letters
+    return [(offset + i + 1, [item[letter] for letter in letters]) for i, item in enumerate(items)]
+
+
+def grid_rows(grid: Mapping[str, list[int]] | None, job: Job) -> dict[str, Any] | None:
+    """Lay out letter x digit counts; a digit is marked forced only once the job is complete.
+
+    While it runs (or after a cancel) a digit taken in every solution so far may still be
+    joined by others, so nothing is highlighted before the search has covered everything.
+    """
+    if not grid or not any(any(counts) for counts in grid.values()):
+        return None
+    base = int((job.options or {}).get("base", 10))
+    complete = job.state is State.SUCCEEDED
+    rows = []
+    for letter in puzzle_of(job).letters:
+        counts = (list(grid.get(letter, [])) + [0] * base)[:base]
+        total = sum(counts)
+        rows.append((letter, [(count, complete and 0 < total == count) for count in counts]))
+    return {"digits": list(range(base)), "rows": rows}

@@ -4,17 +4,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    send_from_directory,
+    url_for,
+)
 from werkzeug.wrappers import Response
 
 from alphametic import PuzzleError
-from jobstore import Job, Mode, OptionsError, Page, TooManyJobs
+from jobstore import Job, Mode, OptionsError, TooManyJobs
+from web import estimates, forms, jobtext
+from web.i18n import _, _l, duration, number
 from web.jobview import (
     QUEUE_FULL_RETRY,
     answer_of,
+    grid_rows,
     job_or_none,
-    page_items,
+    pager,
     refused,
+    solution_rows,
     store,
     submit,
     valid_id,
@@ -25,41 +38,37 @@ bp = Blueprint("pages", __name__)
 bp.before_request(check_csrf)
 
 PAGE_SIZE = 50
-# (puzzle, mode, base, what the visitor gets): famous puzzles, one click away.
+MAX_PAGE = 10**9  # page numbers beyond any job's stored solutions are clamped to the last page
+# (puzzle, mode, base, what the visitor gets): famous puzzles that fill the form.
 FAMOUS = [
-    ("SEND + MORE = MONEY", "solve", 10, "Dudeney, 1924"),
-    ("FORTY + TEN + TEN = SIXTY", "solve", 10, "one answer"),
-    ("DONALD + GERALD = ROBERT", "solve", 10, "a classic"),
-    ("ODD + ODD = EVEN", "enumerate", 10, "2 solutions"),
-    ("CP + IS + FUN = TRUE", "enumerate", 10, "72 solutions"),
-    ("ABC + DEF = GHI", "enumerate", 10, "1,088 solutions"),
-    ("CP + IS + FUN = TRUE", "enumerate", 16, "39,564 solutions in base 16"),
-    (
-        "CP + IS + FUN = TRUE",
-        "enumerate",
-        24,
-        "base 24: hundreds of thousands, a long job to cancel",
-    ),
+    ("SEND + MORE = MONEY", "solve", 10, _l("Dudeney, 1924")),
+    ("FORTY + TEN + TEN = SIXTY", "solve", 10, _l("one answer")),
+    ("DONALD + GERALD = ROBERT", "solve", 10, _l("a classic")),
+    ("ODD + ODD = EVEN", "enumerate", 10, _l("2 solutions")),
+    ("CP + IS + FUN = TRUE", "enumerate", 10, _l("72 solutions")),
+    ("ABC + DEF = GHI", "enumerate", 10, _l("1,088 solutions")),
+    ("CP + IS + FUN = TRUE", "enumerate", 16, _l("39,564 solutions")),
+    ("CP + IS + FUN = TRUE", "enumerate", 24, _l("1,131,120 solutions in about 2 seconds")),
 ]
-POLICIES = [
-    ("multi-letter", "Words of 2+ letters may not start with 0 (one-letter words may be 0)"),
-    ("every-word", "No word may start with 0, not even a one-letter word"),
-    ("allow", "Leading zeros allowed"),
-]
-DEFAULT_FORM = {"puzzle": "", "mode": "solve", "leading_zeros": "multi-letter", "base": "10"}
-
-
-def _form_values(source: Any) -> dict[str, str]:
-    """Read the form fields (or query prefill) with defaults, as the user typed them."""
-    return {key: str(source.get(key, default))[:20_000] for key, default in DEFAULT_FORM.items()}
 
 
 def _show_form(
     values: dict[str, str], errors: dict[str, str], status: int = 422, **extra: Any
 ) -> Any:
     """Render the form page; 422 (or status) when it is re-shown because of errors."""
+    choices = forms.modes()
+    button = next((b for v, _label, b in choices if v == values["mode"]), choices[0][2])
     page = render_template(
-        "index.html", form=values, errors=errors, famous=FAMOUS, policies=POLICIES, **extra
+        "index.html",
+        form=values,
+        errors=errors,
+        famous=FAMOUS,
+        policies=forms.POLICIES,
+        modes=choices,
+        button=button,
+        can_count=any(v == "count" for v, _label, _b in choices),
+        state_labels=jobtext.state_labels(),
+        **extra,
     )
     return (page, status) if errors else page
 
@@ -67,53 +76,116 @@ def _show_form(
 @bp.get("/")
 def index() -> Any:
     """Show the puzzle form, prefilled from the query string if given."""
-    return _show_form(_form_values(request.args), {})
+    return _show_form(forms.form_values(request.args), {})
+
+
+@bp.get("/favicon.ico")
+def favicon() -> Response:
+    """The site icon where browsers look for it first."""
+    static = str(current_app.static_folder)
+    return send_from_directory(static, "favicon.svg", mimetype="image/svg+xml", max_age=86400)
+
+
+def _size_warning(values: dict[str, str], options: dict[str, Any]) -> str | None:
+    """A warning when an enumeration would run past its time limit or storage cap, else None."""
+    if values["mode"] != Mode.ENUMERATE.value or request.form.get("confirm"):
+        return None
+    try:
+        found = estimates.for_request(values["puzzle"], options, current_app)
+    except (ValueError, PuzzleError):
+        return None  # submit reports it under its field
+    if not (found["exceeds_time_limit"] or found["exceeds_storage_cap"]):
+        return None
+    about = number(round(found["solutions"]))
+    if found["exceeds_storage_cap"]:
+        return _(
+            "This puzzle has about %(count)s solutions, more than the %(cap)s a job may store. "
+            "Counting them takes far less time.",
+            count=about,
+            cap=number(found["storage_cap"]),
+        )
+    return _(
+        "Listing every solution would take about %(time)s, longer than the %(limit)s a job "
+        "may run. Counting them takes far less time.",
+        time=duration(found["seconds"]),
+        limit=duration(found["time_limit"]),
+    )
 
 
 @bp.post("/jobs")
 def create_job() -> Any:
     """Queue a job from the form and redirect to its page, or re-show the form with errors."""
-    values = _form_values(request.form)
+    values = forms.form_values(request.form)
+    if request.form.get("instead") == "count":
+        values["mode"] = "count"
     try:
-        base = int(values["base"])
-    except ValueError:
-        refused()  # counted like any job-creating request (submit counts the others)
-        return _show_form(values, {"base": "The base must be a whole number from 2 to 36."})
-    options = {"base": base, "leading_zeros": values["leading_zeros"]}
+        options = forms.form_options(values)
+    except OptionsError as exc:
+        refused()  # refused before submit, which counts the requests it refuses itself
+        return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
+    warning = _size_warning(values, options)
+    if warning:
+        refused()  # not queued, but a job-creating request all the same
+        return _show_form(values, {}, 200, warning=warning)
     try:
         job = submit(values["mode"], values["puzzle"], options)
+    except OptionsError as exc:  # before PuzzleError: a bad option value is both
+        return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
     except PuzzleError as exc:
-        return _show_form(values, {"puzzle": str(exc)}, position=exc.position)
+        return _show_form(values, {"puzzle": forms.puzzle_message(exc)}, position=exc.position)
     except TooManyJobs as exc:
-        page, status = _show_form(values, {"queue": str(exc)}, 429)
+        page, status = _show_form(values, {"queue": forms.queue_message(exc.cap)}, 429)
         return page, status, {"Retry-After": str(QUEUE_FULL_RETRY)}
-    except (OptionsError, ValueError) as exc:  # a bad mode, or a base or policy the engine refuses
-        return _show_form(values, {"options": str(exc)})
     return redirect(url_for("pages.job_page", job_id=job.id), code=303)
 
 
 @bp.get("/jobs/<job_id>")
 def job_page(job_id: str) -> Any:
-    """Show a job's state, progress, answer, solutions and (for enumerations) the grid."""
+    """Show a job's state, progress, counters, answer, solutions and (for enumerations) grid."""
     job = job_or_none(job_id)
     if job is None:
         abort(404, description="No job with this id (it may have expired).")
-    page_no = max(1, request.args.get("page", 1, type=int) or 1)
-    offset = (page_no - 1) * PAGE_SIZE
-    page = store().solutions(job.id, offset=offset, limit=PAGE_SIZE)
-    grid = store().grid(job.id) if job.mode is Mode.ENUMERATE else None
+    asked = min(MAX_PAGE, max(1, request.args.get("page", 1, type=int) or 1))
+    page = store().solutions(job.id, offset=(asked - 1) * PAGE_SIZE, limit=PAGE_SIZE)
+    total = page.total if page else 0
+    page_no, last, offset = pager(total, asked, PAGE_SIZE)
+    if page is not None and offset != page.offset:  # asked past the end: show the last page
+        page = store().solutions(job.id, offset=offset, limit=PAGE_SIZE)
+    items = page.items if page else []
+    info = job.to_dict()
+    settings = current_app.extensions["alphametic.settings"]
     return render_template(
         "job.html",
         job=job,
-        answer=answer_of(job, _only_solution(job, page)),
-        solutions=page_items(job, page.items) if page else [],
-        total=page.total if page else 0,
+        info=info,
+        state_label=jobtext.state_labels()[job.state.value],
+        mode_label=jobtext.mode_label(job),
+        status_line=jobtext.status_line(job, info),
+        eta_text=jobtext.eta_text(job, info, settings.soft_limit(job.mode)),
+        strings=jobtext.js_strings(settings.soft_limit(job.mode)),
+        answer=answer_of(job, _picked(job, page_no, items, total)),
+        rows=solution_rows(job, items, offset),
+        letters=list(job.letters),
+        total=total,
         truncated=page.truncated if page else False,
         offset=offset,
         page_no=page_no,
+        last_page=last,
         page_size=PAGE_SIZE,
-        grid=_grid_rows(grid, job),
+        grid=grid_rows(store().grid(job.id), job) if job.mode is not Mode.SOLVE else None,
+        fixed=", ".join(f"{k}={v}" for k, v in (job.options.get("fixed") or {}).items()),
     )
+
+
+def _picked(job: Job, page_no: int, items: list[dict[str, int]], total: int) -> Any:
+    """The solution to draw: the one picked in the table (?pick=N), or a job's only one."""
+    pick = request.args.get("pick", type=int)
+    offset = (page_no - 1) * PAGE_SIZE
+    if pick is not None and offset < pick <= offset + len(items):
+        return items[pick - offset - 1]
+    if job.done and total == 1 and items:
+        return items[0]
+    return None
 
 
 @bp.post("/jobs/<job_id>/cancel")
@@ -122,46 +194,6 @@ def cancel_job(job_id: str) -> Response:
     if not valid_id(job_id) or store().cancel(job_id) is None:
         abort(404, description="No job with this id (it may have expired).")
     return redirect(url_for("pages.job_page", job_id=job_id), code=303)
-
-
-def _only_solution(job: Job, page: Page | None) -> dict[str, int] | None:
-    """Return the one solution of a finished enumeration that found exactly one."""
-    if job.done and page is not None and page.total == 1 and page.items:
-        return dict(page.items[0])
-    return None
-
-
-def _grid_rows(grid: dict[str, list[int]] | None, job: Job) -> dict[str, Any] | None:
-    """Lay out letter x digit counts, marking the digit a letter always takes (forced)."""
-    if not grid:
-        return None
-    base = int((job.options or {}).get("base", 10))
-    rows = []
-    for letter in sorted(grid):
-        counts = list(grid[letter]) + [0] * (base - len(grid[letter]))
-        total = sum(counts)
-        cells = [(count, total > 0 and count == total) for count in counts[:base]]
-        rows.append((letter, cells))
-    return {"digits": list(range(base)), "rows": rows}
-
-
-@bp.app_template_filter("duration")
-def duration(seconds: float | None) -> str:
-    """Spell a number of seconds for people: "1 h 2 min", "3 min 4 s", "5 s"."""
-    if seconds is None:
-        return "unknown"
-    whole = max(0, int(round(seconds)))
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours} h {minutes} min"
-    return f"{minutes} min {secs} s" if minutes else f"{secs} s"
-
-
-@bp.app_template_filter("percent")
-def percent(progress: float | None) -> str:
-    """Spell a 0..1 progress as a percentage with one decimal."""
-    return f"{100 * (progress or 0):.1f}%"
 
 
 @bp.app_template_filter("digit")

@@ -9,7 +9,7 @@ from jobstore import Mode
 
 MODES = [mode.value for mode in Mode]
 
-LINKS = ("self", "solutions", "cancel", "grid", "page")
+LINKS = ("self", "solutions", "cancel", "grid", "export", "page")
 NULL_TIME = {"type": ["string", "null"], "format": "date-time"}
 
 
@@ -145,6 +145,37 @@ def schemas(max_page: int) -> dict[str, Any]:
                         "items": {"type": "integer", "minimum": 0},
                     },
                 },
+            },
+        },
+        "Estimate": {
+            "type": "object",
+            "required": [
+                "puzzle",
+                "options",
+                "nodes",
+                "solutions",
+                "exact",
+                "seconds",
+                "time_limit",
+                "storage_cap",
+                "exceeds_time_limit",
+                "exceeds_storage_cap",
+            ],  # fmt: skip
+            "properties": {
+                "puzzle": {"type": "string"},
+                "options": {"type": "object"},
+                "nodes": {"type": "number", "minimum": 0, "description": "Search-tree size."},
+                "solutions": {
+                    "type": "number",
+                    "minimum": 0,
+                    "description": "Solutions: exact when `exact`, else extrapolated.",
+                },
+                "exact": {"type": "boolean"},
+                "seconds": {"type": "number", "minimum": 0, "description": "Rough enumerate time."},
+                "time_limit": {"type": "number", "description": "An enumeration's soft limit."},
+                "storage_cap": {"type": "integer", "description": "Solutions stored per job."},
+                "exceeds_time_limit": {"type": "boolean"},
+                "exceeds_storage_cap": {"type": "boolean"},
             },
         },
         "Health": {

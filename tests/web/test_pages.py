@@ -28,29 +28,36 @@ def job_id_of(response: Any) -> str:
 
 def test_form_has_fields_and_famous_puzzles(client: FlaskClient) -> None:
     page = client.get("/").get_data(as_text=True)
-    for name in ("puzzle", "mode", "leading_zeros", "base", "csrf_token"):
+    for name in ("puzzle", "mode", "leading_zeros", "base", "fixed", "csrf_token"):
         assert f'name="{name}"' in page
-    assert page.count('value="SEND + MORE = MONEY"') == 1
-    assert page.count('<form method="post"') >= 6
+    assert page.count('<form method="post"') == 1  # famous puzzles are links, not forms
+    assert 'href="/?puzzle=SEND+%2B+MORE+%3D+MONEY&amp;mode=solve&amp;base=10"' in page
+    assert "1,131,120 solutions in about 2 seconds" in page and "long job" not in page
 
 
-def test_famous_puzzle_is_one_click_away(
-    client: FlaskClient, job_store: JobStore, web_workers: Any
-) -> None:
+def test_famous_puzzle_fills_the_form(client: FlaskClient) -> None:
     page = client.get("/").get_data(as_text=True)
-    first = re.search(r'<form method="post" action="/jobs" class="inline">(.*?)</form>', page, re.S)
-    assert first
-    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', first.group(1)))
-    assert fields["puzzle"] == "SEND + MORE = MONEY" and fields["csrf_token"]
-    job = wait_job(job_store, job_id_of(client.post("/jobs", data=fields)))
-    assert job.solution == {"S": 9, "E": 5, "N": 6, "D": 7, "M": 1, "O": 0, "R": 8, "Y": 2}
+    links = re.findall(r'<a href="([^"]+)" class="famous-link">', page)
+    assert len(links) == 8
+    filled = client.get(html.unescape(links[-1])).get_data(as_text=True)
+    assert 'value="CP + IS + FUN = TRUE"' in filled and 'value="24"' in filled
+    assert re.search(r'value="enumerate"[^>]*\s+checked', filled)
+    assert '<button type="submit" id="submit">Find all solutions</button>' in filled
 
 
 def test_prefill_from_query(client: FlaskClient) -> None:
-    page = client.get("/?puzzle=TO%20%2B%20GO%20%3D%20OUT&mode=enumerate&base=12")
+    page = client.get("/?puzzle=TO%20%2B%20GO%20%3D%20OUT&mode=enumerate&base=12&fixed=O%3D1")
     text = page.get_data(as_text=True)
-    assert 'value="TO + GO = OUT"' in text and 'value="12"' in text
-    assert 'value="enumerate" checked' in text
+    assert 'value="TO + GO = OUT"' in text and 'value="12"' in text and 'value="O=1"' in text
+    assert re.search(r'value="enumerate"[^>]*\s+checked', text)
+
+
+@pytest.mark.parametrize(
+    ("mode", "label"), [("solve", "Solve"), ("enumerate", "Find all solutions")]
+)
+def test_submit_button_follows_the_mode(client: FlaskClient, mode: str, label: str) -> None:
+    text = client.get(f"/?mode={mode}").get_data(as_text=True)
+    assert f'<button type="submit" id="submit">{label}</button>' in text
 
 
 def test_post_redirect_get_draws_the_sum(
@@ -59,20 +66,23 @@ def test_post_redirect_get_draws_the_sum(
     job_id = job_id_of(submit(client, puzzle="SEND + MORE = MONEY"))
     wait_job(job_store, job_id)
     page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
-    assert 'class="badge state-succeeded"' in page
-    assert "9567 + 1085 = 10652" in page
+    assert 'class="badge state-succeeded"' in page and "<title>Finished · SEND" in page
+    assert "9567 + 1085 = 10652" in page and "Finished: solved." in page
     drawn = re.search(r'<pre class="sum" id="sum">(.*?)</pre>', page, re.S)
     assert drawn and "M O N E Y" in drawn.group(1)
     assert 'id="cancel"' not in page and "http-equiv" not in page
     assert "<td>9</td>" in page  # letter table
+    assert 'id="run-again"' in page and 'id="edit"' in page
 
 
 def test_no_solution_is_said(client: FlaskClient, job_store: JobStore, web_workers: Any) -> None:
-    job_id = job_id_of(submit(client, puzzle="AB + DC = CBB"))
-    wait_job(job_store, job_id)
-    page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
-    assert "This puzzle has no solution." in page and 'id="sum"' not in page
-    assert '<span id="count">0</span> <span id="count-word">solutions</span> found' in page
+    for mode in ("solve", "enumerate"):
+        job_id = job_id_of(submit(client, puzzle="AB + DC = CBB", mode=mode))
+        wait_job(job_store, job_id)
+        page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
+        assert "This puzzle has no solution." in page and 'id="sum"' not in page
+        assert "Finished: this puzzle has no solution." in page
+        assert '<dd id="count">0</dd>' in page
 
 
 def test_bad_puzzle_reshows_form(client: FlaskClient) -> None:
@@ -80,7 +90,7 @@ def test_bad_puzzle_reshows_form(client: FlaskClient) -> None:
     assert response.status_code == 422
     page = response.get_data(as_text=True)
     assert 'value="SEND + M&#34;ORE = MONEY"' in page
-    assert 'id="puzzle-error"' in page and "position 8" in page
+    assert 'id="puzzle-error"' in page and "cannot be read at character 9" in page
     assert 'aria-invalid="true"' in page and 'value="16"' in page
 
 
@@ -110,7 +120,10 @@ def test_form_post_without_valid_token_is_403(client: FlaskClient, sent: str | N
 
 
 def test_cancel_from_the_page(client: FlaskClient, job_store: JobStore, web_workers: Any) -> None:
-    job_id = job_id_of(submit(client, puzzle="CP + IS + FUN = TRUE", mode="enumerate", base="36"))
+    fields = {"puzzle": "CP + IS + FUN = TRUE", "mode": "enumerate", "base": "36"}
+    warned = submit(client, **fields).get_data(as_text=True)
+    assert 'id="size-warning"' in warned and "more than the 1,000,000 a job may store" in warned
+    job_id = job_id_of(submit(client, **fields, confirm="1"))
     try:
         wait_job(job_store, job_id, lambda job: job.solutions_found > 0)
         page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
@@ -122,7 +135,8 @@ def test_cancel_from_the_page(client: FlaskClient, job_store: JobStore, web_work
         assert job.state == "canceled"
         page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
         assert "state-canceled" in page and 'id="cancel"' not in page
-        assert page.count("<li><code>CP + IS + FUN = TRUE | ") == 50
+        assert 'class="forced"' not in page  # a canceled search proves nothing forced
+        assert page.count('<tr><th scope="row"><a href=') == 50
     finally:
         job_store.cancel(job_id)
 
@@ -133,11 +147,11 @@ def test_enumeration_grid_marks_forced_letters(
     job_id = job_id_of(submit(client, puzzle="ODD + ODD = EVEN", mode="enumerate"))
     wait_job(job_store, job_id)
     page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
-    grid = re.search(r'<table id="grid">.*?</table>', page, re.S)
+    grid = re.search(r'<table id="grid" class="numbers">.*?</table>', page, re.S)
     assert grid
     row = re.search(r"<tr><th scope=\"row\">E</th>(.*?)</tr>", grid.group(0))
     assert row and '<td class="forced">2</td>' in row.group(1)  # E is 1 in both solutions
-    assert page.count("<li><code>ODD + ODD = EVEN | ") == 2
+    assert page.count('<tr><th scope="row"><a href=') == 2
     assert 'id="sum"' not in page  # two answers: the list and the grid, no single drawing
 
 
@@ -156,8 +170,10 @@ def test_solutions_are_paged_on_the_page(
     job_id = job_id_of(submit(client, puzzle="ABC + DEF = GHI", mode="enumerate"))
     assert wait_job(job_store, job_id).solutions_found == 1088
     page = client.get(f"/jobs/{job_id}?page=2").get_data(as_text=True)
-    assert '<ol id="solutions" start="51">' in page
-    assert "51–100 of 1088 stored" in page and 'rel="prev"' in page and 'rel="next"' in page
+    rows = re.findall(r'<tr><th scope="row"><a href="[^"]*pick=(\d+)#answer">([\d,]+)</a>', page)
+    assert [int(n) for n, _ in rows] == list(range(51, 101))
+    assert "51–100 of 1,088 stored" in page and 'max="22"' in page
+    assert 'rel="prev" id="prev-page">' in page and 'rel="next" id="next-page">' in page
 
 
 def test_unknown_job_page_is_404(client: FlaskClient) -> None:
@@ -180,3 +196,36 @@ def test_no_inline_script_or_style_in_templates() -> None:
         text = template.read_text()
         assert re.search(r"<script(?![^>]*\bsrc=)", text) is None, template.name
         assert re.search(r"<[^>]*\s(on\w+|style)=", text) is None, template.name
+
+
+def test_out_of_range_page_is_clamped(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    job_id = job_id_of(submit(client, puzzle="ABC + DEF = GHI", mode="enumerate"))
+    wait_job(job_store, job_id)
+    for asked in ("100000000000000000000", "23", "-5"):
+        page = client.get(f"/jobs/{job_id}?page={asked}").get_data(as_text=True)
+        last = asked != "-5"
+        assert ("1,051–1,088 of 1,088 stored" in page) is last
+        assert ("1–50 of 1,088 stored" in page) is not last
+        assert 'rel="next" id="next-page" hidden>' in page or not last
+
+
+def test_picked_solution_is_drawn_as_a_sum(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    job_id = job_id_of(submit(client, puzzle="ABC + DEF = GHI", mode="enumerate"))
+    wait_job(job_store, job_id)
+    assert 'id="sum"' not in client.get(f"/jobs/{job_id}?page=2").get_data(as_text=True)
+    page = client.get(f"/jobs/{job_id}?page=2&pick=51").get_data(as_text=True)
+    picked = job_store.solutions(job_id, offset=50, limit=1)
+    assert picked is not None
+    digits = "".join(str(picked.items[0][c]) for c in "ABC")
+    drawn = re.search(r'<pre class="sum" id="sum">(.*?)</pre>', page, re.S)
+    assert drawn and " ".join(digits) in drawn.group(1).replace("  ", " ")
+
+
+def test_favicon(client: FlaskClient) -> None:
+    response = client.get("/favicon.ico")
+    assert response.status_code == 200 and response.mimetype == "image/svg+xml"
+    assert b"<svg" in response.data

@@ -1,0 +1,80 @@
+"""A bad option is reported on its own field: `field` in the API, under the field in the form."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.support.web import assert_problem, submit_form
+
+# (options, form fields, the API's field, the form field it is shown under, words it says)
+CASES = [
+    ({"base": 37}, {"base": "37"}, "options.base", "base", "from 2 to 36"),
+    ({"base": 1}, {"base": "1"}, "options.base", "base", "from 2 to 36"),
+    (
+        {"leading_zeros": "never"},
+        {"leading_zeros": "never"},
+        "options.leading_zeros",
+        "leading_zeros",
+        "rules for leading zeros",
+    ),
+    ({"fixed": {"E": 10}}, {"fixed": "E=10"}, "options.fixed.E", "fixed", "only has the digits"),
+    (
+        {"base": 16, "fixed": {"E": 16}},
+        {"base": "16", "fixed": "E=16"},
+        "options.fixed.E",
+        "fixed",
+        "0 to 15",
+    ),
+    ({"fixed": {"Z": 1}}, {"fixed": "Z=1"}, "options.fixed.Z", "fixed", "does not occur"),
+    ({"fixed": {"E": 5, "M": 5}}, {"fixed": "E=5 M=5"}, "options.fixed", "fixed", "cannot all"),
+]
+
+
+def post_job(client: FlaskClient, body: dict[str, Any]) -> Any:
+    """POST a job request to the API."""
+    return client.post("/api/jobs", json=body)
+
+
+@pytest.mark.parametrize(("options", "form", "field", "shown", "words"), CASES)
+def test_api_names_the_option(
+    client: FlaskClient, options: dict[str, Any], form: Any, field: str, shown: str, words: str
+) -> None:
+    problem = assert_problem(
+        post_job(client, {"puzzle": "SEND + MORE = MONEY", **{}, "options": options}), 422
+    )
+    assert problem["field"] == field, problem
+    assert "position" not in problem or problem["position"] is None
+
+
+@pytest.mark.parametrize(("options", "form", "field", "shown", "words"), CASES)
+def test_form_shows_the_error_under_its_field(
+    client: FlaskClient, options: Any, form: dict[str, str], field: str, shown: str, words: str
+) -> None:
+    response = submit_form(client, puzzle="SEND + MORE = MONEY", **form)
+    assert response.status_code == 422
+    page = response.get_data(as_text=True)
+    error = re.search(rf'<p class="error" id="{shown}-error" role="alert">(.*?)</p>', page, re.S)
+    assert error and words in error.group(1), page[page.find("<form") :][:3000]
+    assert 'id="puzzle-error"' not in page
+    assert f'aria-describedby="{shown}-error"' in page
+    for name, value in form.items():
+        if name != "leading_zeros":  # a select offers only its own choices
+            assert f'value="{value}"' in page  # what the person typed stays in the form
+
+
+def test_form_fixed_digits_that_cannot_be_read(client: FlaskClient) -> None:
+    response = submit_form(client, puzzle="SEND + MORE = MONEY", fixed="E is five")
+    page = response.get_data(as_text=True)
+    assert response.status_code == 422 and 'id="fixed-error"' in page
+    assert "letter=digit pairs" in page
+
+
+def test_form_fixed_digits_are_used(client: FlaskClient, web_workers: Any) -> None:
+    response = submit_form(client, puzzle="SEND + MORE = MONEY", fixed="m=1, O=0")
+    assert response.status_code == 303
+    job_page = client.get(response.headers["Location"]).get_data(as_text=True)
+    assert "known digits: M=1, O=0" in job_page

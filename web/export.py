@@ -1,0 +1,63 @@
+"""Download a job's stored solutions as CSV or JSON Lines, streamed in flat memory.
+
+The rows are read from the job store a chunk at a time (JobStore.compact pages through the
+compact strings) and written as they come, so a million solutions never sit in memory at once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from flask import Response
+
+from jobstore import Job, JobStore, decode
+from jobstore.model import CHUNK
+
+FORMATS = {"csv": "text/csv", "jsonl": "application/jsonl"}
+
+
+def compact_rows(job_store: JobStore, job_id: str) -> Iterator[tuple[str, str]]:
+    """Yield (letters, compact solution) for every solution stored when the export began."""
+    offset, end = 0, None
+    while end is None or offset < end:
+        found = job_store.compact(job_id, offset, CHUNK)
+        if found is None:
+            return  # the job expired mid-download: what was sent stays valid
+        letters, texts, total, _ = found
+        end = total if end is None else end  # a running job: export what was stored at start
+        for text in texts[: max(0, end - offset)]:
+            yield letters, text
+        if not texts:
+            return
+        offset += len(texts)
+
+
+def csv_lines(job: Job, job_store: JobStore) -> Iterator[str]:
+    """The CSV text: a header of the letters, then one row of digits per solution."""
+    yield ",".join(job.letters) + "\r\n"
+    buffer: list[str] = []
+    for letters, text in compact_rows(job_store, job.id):
+        buffer.append(",".join(str(d) for d in decode(letters, text).values()) + "\r\n")
+        if len(buffer) >= CHUNK:
+            yield "".join(buffer)
+            buffer.clear()
+    yield "".join(buffer)
+
+
+def jsonl_lines(job: Job, job_store: JobStore) -> Iterator[str]:
+    """The JSON Lines text: one letter -> digit object per solution."""
+    buffer: list[str] = []
+    for letters, text in compact_rows(job_store, job.id):
+        buffer.append(json.dumps(decode(letters, text), separators=(",", ":")) + "\n")
+        if len(buffer) >= CHUNK:
+            yield "".join(buffer)
+            buffer.clear()
+    yield "".join(buffer)
+
+
+def response(job_store: JobStore, job: Job, kind: str) -> Response:
+    """The streamed download of a job's solutions in this format ("csv" or "jsonl")."""
+    lines = csv_lines(job, job_store) if kind == "csv" else jsonl_lines(job, job_store)
+    headers = {"Content-Disposition": f'attachment; filename="alphametic-{job.id}.{kind}"'}
+    return Response(lines, mimetype=FORMATS[kind], headers=headers)

@@ -1,0 +1,107 @@
+"""The puzzle form: its fields, the options they make, and every error said under its field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from werkzeug.datastructures import MultiDict
+
+from alphametic import PuzzleError
+from jobstore import Mode, OptionsError
+from jobstore.admission import OptionValueError
+from web.estimates import parse_fixed
+from web.i18n import _, _l
+
+DEFAULT_FORM = {
+    "puzzle": "",
+    "mode": Mode.SOLVE.value,
+    "leading_zeros": "multi-letter",
+    "base": "10",
+    "fixed": "",
+}
+# What each mode is called on the form, and on its submit button.
+MODE_LABELS = {
+    "solve": (_l("Find one solution"), _l("Solve")),
+    "enumerate": (_l("Find every solution"), _l("Find all solutions")),
+    "count": (_l("Count the solutions"), _l("Count")),
+}
+POLICIES = [
+    ("multi-letter", _l("Words of two or more letters may not start with 0")),
+    ("every-word", _l("No word may start with 0, not even a one-letter word")),
+    ("allow", _l("Any word may start with 0")),
+]
+
+
+def modes() -> list[tuple[str, str, str]]:
+    """(value, label, button label) of every mode the job store offers, in its order."""
+    labels = [(mode.value, MODE_LABELS.get(mode.value, (mode.value, mode.value))) for mode in Mode]
+    return [(value, str(label), str(button)) for value, (label, button) in labels]
+
+
+def form_values(source: MultiDict[str, str] | Any) -> dict[str, str]:
+    """Read the form fields (or a query prefill) with defaults, as the user typed them."""
+    return {key: str(source.get(key, default))[:20_000] for key, default in DEFAULT_FORM.items()}
+
+
+def form_options(values: dict[str, str]) -> dict[str, Any]:
+    """The job options the form's fields make (OptionsError naming the field if one is bad)."""
+    try:
+        base = int(values["base"])
+    except ValueError:
+        raise OptionValueError("bad base", "options.base", "base") from None
+    options: dict[str, Any] = {"base": base, "leading_zeros": values["leading_zeros"]}
+    if values["fixed"].strip():
+        options["fixed"] = parse_fixed(values["fixed"])
+    return options
+
+
+def field_of(exc: OptionsError) -> str:
+    """The form field an option error belongs under ("options.fixed.E" -> "fixed")."""
+    name = exc.field.split(".")
+    if name[0] == "options" and len(name) > 1:
+        return name[1]
+    return "mode" if name[0] == "mode" else "options"
+
+
+def option_message(exc: OptionsError) -> str:
+    """Say what is wrong with an option in the page's language."""
+    reason = getattr(exc, "reason", "")
+    params: dict[str, Any] = dict(getattr(exc, "params", {}))
+    if reason == "range":
+        top = int(params["base"]) - 1
+        return _(
+            "%(letter)s is fixed to %(digit)s, but base %(base)s only has the digits 0 to %(top)s.",
+            top=top,
+            **params,
+        )
+    if reason == "missing":
+        return _("%(letter)s does not occur in the puzzle, so it cannot be fixed.", **params)
+    if reason == "conflict":
+        return _("These fixed digits cannot all hold (%(detail)s).", detail=str(exc))
+    messages = {
+        "options.base": _("The base must be a whole number from 2 to 36."),
+        "options.leading_zeros": _("Choose one of the rules for leading zeros in the list."),
+        "options.fixed": _("Write fixed digits as letter=digit pairs, for example E=5, M=1."),
+        "mode": _("Choose what to find: one solution, every solution or the count."),
+    }
+    return messages.get(".".join(exc.field.split(".")[:2]), str(exc))
+
+
+def puzzle_message(exc: PuzzleError) -> str:
+    """Say that the puzzle cannot be read, and where (the engine's own words follow)."""
+    if exc.position is not None:
+        return _(
+            "The puzzle cannot be read at character %(position)s: %(detail)s",
+            position=exc.position + 1,
+            detail=exc.message,
+        )
+    return _("The puzzle cannot be read: %(detail)s", detail=exc.message)
+
+
+def queue_message(cap: int) -> str:
+    """Say that this browser's address has too many unfinished jobs."""
+    return _(
+        "One person may have at most %(cap)s unfinished jobs at once. "
+        "Wait for one to finish or cancel one, then try again.",
+        cap=cap,
+    )
