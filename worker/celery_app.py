@@ -10,6 +10,7 @@ from kombu import Exchange, Queue
 from jobstore import Mode, Settings
 
 from .heartbeat import Heartbeat, PoolWatch
+from .logs import install_logging
 
 # Extra seconds between the job's own soft limit (enforced by the search hook, which saves
 # partial results cleanly) and Celery's soft limit, which interrupts wherever the task is.
@@ -95,6 +96,7 @@ def make_app(settings: Settings | None = None, *, current: bool = False) -> Cele
     app.conf.alphametic_settings = settings
     app.steps["worker"].add(Heartbeat)
     app.steps["worker"].add(PoolWatch)
+    install_logging()  # job id and attempt on every line; ALPHAMETIC_LOG_FORMAT
     return app
 
 
