@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml requirements-test.lock | $(BIN)/python
 # WEB_CONCURRENCY, FLOWER_PORT and the ALPHAMETIC_* ones (see README). GNU make exports variables
 # given on its command line to recipes, so `make run ENUMERATE_WORKERS=4` reaches scripts/run.py.
 run: $(STAMP)
-	$(BIN)/python -m scripts.run
+	@$(BIN)/python -m scripts.run
 
 test: $(STAMP)
 	$(BIN)/ruff check .

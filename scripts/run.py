@@ -6,6 +6,7 @@ import fcntl
 import os
 import secrets
 import signal
+import subprocess
 import sys
 import time
 import urllib.error
@@ -16,8 +17,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO
 
-from gunicorn.config import Config as GunicornConfig
-
+from scripts.console import open_log, ready_block, relative, show_tail
 from scripts.embedded_redis import (
     RedisStartError,
     free_port,
@@ -27,10 +27,12 @@ from scripts.embedded_redis import (
     redis_binary,
     wait_ready,
 )
+from scripts.flower import FlowerConfig, FlowerSettingsError
 from scripts.supervisor import Child, Supervisor, become_subreaper, say
 
 STOP_TIMEOUT = 5.0  # seconds each stage may take to exit cleanly before SIGKILL
 START_TIMEOUT = 60.0  # seconds for gunicorn to answer the first request
+READY_GRACE = 20.0  # seconds the ready block waits for the workers once the web answers
 
 
 class UsageError(ValueError):
@@ -61,13 +63,23 @@ class RunConfig:
     web_workers: int
     redis_url: str | None
     var_dir: Path
+    flower: FlowerConfig | None = None
+
+    @property
+    def log_dir(self) -> Path:
+        """Where the children's output goes."""
+        return self.var_dir / "log"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], root: Path) -> RunConfig:
-        """Read PORT, SOLVE_WORKERS, ENUMERATE_WORKERS, WEB_CONCURRENCY and REDIS_URL."""
+        """Read PORT, SOLVE_WORKERS, ENUMERATE_WORKERS, WEB_CONCURRENCY, REDIS_URL, FLOWER_*."""
         port = _int_env(env, "PORT", 8000)
         if port > 65535:
             raise UsageError(f"PORT must be at most 65535, got {port}")
+        try:
+            flower = FlowerConfig.from_env(env)
+        except FlowerSettingsError as exc:
+            raise UsageError(str(exc)) from None
         return cls(
             port=port,
             solve_workers=_int_env(env, "SOLVE_WORKERS", 1),
@@ -75,6 +87,7 @@ class RunConfig:
             web_workers=_int_env(env, "WEB_CONCURRENCY", 2),
             redis_url=env.get("REDIS_URL", "").strip() or None,
             var_dir=root / "var",
+            flower=flower,
         )
 
 
@@ -87,17 +100,12 @@ def worker_argv(queue: str, concurrency: int) -> list[str]:
 
 
 def web_argv(port: int, workers: int) -> list[str]:
-    """Gunicorn serving web.wsgi:app on loopback only."""
-    # 8 threads a process: up to ALPHAMETIC_MAX_WAITERS (4) may be held by ?wait= requests.
-    argv = [
-        sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
-        "--workers", str(workers), "--threads", "8", "--graceful-timeout", "3",
+    """Gunicorn serving web.wsgi:app on loopback only, as scripts/webserver.py configures it."""
+    # The gevent worker: slow clients hold a greenlet each, not one of a few threads (issue 14).
+    return [
+        sys.executable, "-m", "gunicorn", "--config", "python:scripts.webserver",
+        "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "web.wsgi:app",
     ]  # fmt: skip
-    if "control_socket_disable" in GunicornConfig().settings:
-        # Newer gunicorns open a control socket at one fixed path under $HOME: a second server
-        # (another checkout, a test) would take it over, so this one does without.
-        argv.append("--no-control-socket")
-    return [*argv, "web.wsgi:app"]
 
 
 class StopRequest:
@@ -177,31 +185,51 @@ def answers(url: str) -> bool:
         return False
 
 
-def watch(sup: Supervisor, stop: StopRequest, base_url: str) -> int:
-    """Wait for the form to answer, announce it, then wait for a stop signal or a crash."""
-    announced = ready = False
+def rows(config: RunConfig, root: Path, base_url: str, logs: list[str]) -> list[tuple[str, str]]:
+    """The ready block's lines: what to open, where logs go, how to stop."""
+    redis_log = "" if config.redis_url else f"; Redis: {relative(config.var_dir, root)}/redis/"
+    found = [("open", base_url)]
+    if config.flower is not None:
+        found.append(("flower", f"http://127.0.0.1:{config.flower.port}/ (FLOWER_BASIC_AUTH)"))
+    if os.environ.get("ALPHAMETIC_ADMIN_TOKEN", "").strip():
+        found.append(("admin", f"{base_url}admin (ALPHAMETIC_ADMIN_TOKEN)"))
+    found.append(("metrics", f"{base_url}metrics"))
+    found.append(
+        ("workers", f"solve x{config.solve_workers}, enumerate x{config.enumerate_workers}")
+    )
+    log_dir = relative(config.log_dir, root)
+    found.append(("logs", f"{log_dir}/ ({', '.join(logs)}{redis_log})"))
+    found.append(("stop", "Ctrl-C (a second one stops at once)"))
+    return found
+
+
+def watch(sup: Supervisor, stop: StopRequest, base_url: str, block: list[tuple[str, str]],
+          logs: dict[str, Path]) -> int:  # fmt: skip
+    """Wait for the web and the workers, show the block, then wait for a stop or a crash."""
+    web_at: float | None = None
+    announced = False
     started = time.monotonic()
     while not stop.requested:
         crashed = sup.crashed()
         if crashed is not None:
             code = crashed.proc.returncode
             say(f"{crashed.name} (pid {crashed.pid}) exited with code {code}: stopping the rest")
+            if crashed.name in logs:
+                show_tail(logs[crashed.name], Path.cwd())
             return 1
-        elapsed = time.monotonic() - started
+        now = time.monotonic()
         if not announced:
-            if answers(base_url):
-                announced = True
-                say(f"ready in {elapsed:.1f} s: open {base_url} (Ctrl-C stops everything)")
-            elif elapsed > START_TIMEOUT:
+            if web_at is None and answers(base_url):
+                web_at = now
+            if web_at is None and now - started > START_TIMEOUT:
                 say(f"the web server did not answer {base_url} within {START_TIMEOUT:g} s")
                 return 1
-        elif not ready:
-            ready = answers(base_url + "readyz")
-            if ready:
-                say(f"workers are answering ({base_url}readyz)")
-            elif elapsed > START_TIMEOUT:
-                ready = True  # warn once, then leave it to /readyz
-                say(f"warning: {base_url}readyz still says not ready: is Redis reachable?")
+            if web_at is not None:
+                ready = answers(base_url + "readyz")
+                if ready or now - web_at > READY_GRACE:
+                    announced = True
+                    warn = [] if ready else [("warning", f"{base_url}readyz says not ready")]
+                    ready_block(block + warn, now - started)
         time.sleep(0.2)
     say(f"{stop.signals[0]} received: stopping (web, workers, then Redis)")
     return 0
@@ -210,24 +238,40 @@ def watch(sup: Supervisor, stop: StopRequest, base_url: str) -> int:
 def serve(config: RunConfig, root: Path, stop: StopRequest) -> int:
     """Start every part, watch them, and stop them all in order whatever happens."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("FLOWER_BASIC_AUTH", None)  # Flower's login goes to Flower alone
     if not env.get("ALPHAMETIC_SECRET_KEY", "").strip():
         env["ALPHAMETIC_SECRET_KEY"] = secret_key(config.var_dir)
     become_subreaper()  # so grandchildren orphaned by a killed child are ours to reap
     sup = Supervisor(root, env)
     redis_child: Child | None = None
+    handles: list[IO[bytes]] = []
+    logs: dict[str, Path] = {}
+
+    def start(
+        name: str, log: str, argv: list[str], child_env: dict[str, str] | None = None
+    ) -> None:
+        """Start one part with its output going to var/log/<log>.log."""
+        handles.append(open_log(config.log_dir, log))
+        logs[name] = config.log_dir / f"{log}.log"
+        sup.start(name, argv, env=child_env, stdout=handles[-1], stderr=subprocess.STDOUT)
+
     code = 0
     try:
         if config.redis_url is None:
             redis_child, sup.env["REDIS_URL"] = start_redis(sup, config.var_dir, stop)
         else:
             say(f"redis: using REDIS_URL={config.redis_url}")
-        say(f"workers: solve x{config.solve_workers}, enumerate x{config.enumerate_workers}")
-        sup.start("celery worker (solve)", worker_argv("solve", config.solve_workers))
-        sup.start("celery worker (enumerate)", worker_argv("enumerate", config.enumerate_workers))
-        processes = "process" if config.web_workers == 1 else "processes"
-        say(f"web: gunicorn on 127.0.0.1:{config.port} ({config.web_workers} {processes})")
-        sup.start("gunicorn", web_argv(config.port, config.web_workers))
-        code = watch(sup, stop, f"http://127.0.0.1:{config.port}/")
+        parts = ["web", "solve", "enumerate"] + (["flower"] if config.flower else [])
+        say(f"starting {', '.join(parts)} (their output goes to {relative(config.log_dir, root)}/)")
+        start("celery worker (solve)", "solve", worker_argv("solve", config.solve_workers))
+        enumerate_argv = worker_argv("enumerate", config.enumerate_workers)
+        start("celery worker (enumerate)", "enumerate", enumerate_argv)
+        start("gunicorn", "web", web_argv(config.port, config.web_workers))
+        if config.flower is not None:
+            start("flower", "flower", config.flower.argv(), config.flower.env(sup.env))
+        base_url = f"http://127.0.0.1:{config.port}/"
+        names = [f"{part}.log" for part in parts]
+        code = watch(sup, stop, base_url, rows(config, root, base_url, names), logs)
     except RedisStartError as exc:
         if not stop.requested:  # else Ctrl-C during start-up: a plain stop, not an error
             say(f"error: {exc}")
@@ -242,6 +286,8 @@ def serve(config: RunConfig, root: Path, stop: StopRequest) -> int:
         sup.stop(others, STOP_TIMEOUT, hurry=stop.hurry)
         if redis_child is not None:
             sup.stop([redis_child], STOP_TIMEOUT, hurry=stop.hurry)
+        for handle in handles:
+            handle.close()
         say("stopped; all processes exited")
     return code
 
@@ -254,6 +300,8 @@ def main() -> int:
         config = RunConfig.from_env(os.environ, root)
         if port_in_use(config.port):
             raise UsageError(f"port {config.port} is already in use; try e.g. PORT=8001 make run")
+        if config.flower is not None and port_in_use(config.flower.port):
+            raise UsageError(f"FLOWER_PORT {config.flower.port} is already in use")
         lock = lock_var_dir(config.var_dir) if config.redis_url is None else None
     except UsageError as exc:
         say(f"error: {exc}")

@@ -78,13 +78,15 @@ class Supervisor:
         self.env = dict(env)
         self.children: list[Child] = []
 
-    def start(self, name: str, argv: Sequence[str], **popen: object) -> Child:
+    def start(
+        self, name: str, argv: Sequence[str], env: Mapping[str, str] | None = None, **popen: object
+    ) -> Child:
         """Start argv as a new process group (a terminal's Ctrl-C reaches only us); track it."""
         # argv is built by us, never from user text; no threads exist yet when children start.
         proc = subprocess.Popen(
             list(argv),
             cwd=self.cwd,
-            env=self.env,
+            env=self.env if env is None else dict(env),
             start_new_session=True,
             preexec_fn=_child_setup,
             **popen,  # type: ignore[call-overload]

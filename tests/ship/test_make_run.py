@@ -255,6 +255,30 @@ def web_processes_share_the_session_key(run: Run) -> None:
         assert f"ALPHAMETIC_SECRET_KEY={key}".encode() in environ
 
 
+def speaks_to_people(run: Run) -> None:
+    """One block says what to open, where logs go and how to stop; the children's chatter (the
+    Celery banners, per-task lines) is in var/log/, not on the terminal."""
+    wait_until = time.monotonic() + 30
+    while "ready in" not in run.text() and time.monotonic() < wait_until:
+        time.sleep(0.2)
+    text = run.text()
+    block = re.search(r"\[run\] ready in [\d.]+ s\n((?:      .*\n)+)", text)
+    assert block, text[-3000:]
+    rows = dict(re.findall(r"^ {6} {2}(\w+) +(.*)$", block.group(1), re.M))
+    assert rows["open"] == run.base
+    assert rows["workers"] == "solve x1, enumerate x1"  # make passed them through
+    assert rows["logs"].startswith("var/log/ (web.log, solve.log, enumerate.log")
+    assert rows["stop"].startswith("Ctrl-C")
+    assert all(line.startswith(("[run] ", "      ")) for line in text.splitlines()), text
+    solve_log = run.clone / "var" / "log" / "solve.log"
+    while "succeeded in" not in solve_log.read_text() and time.monotonic() < wait_until:
+        time.sleep(0.1)
+    worker_log = solve_log.read_text()
+    assert "[tasks]" in worker_log and " ready." in worker_log  # the banner went there
+    assert "succeeded in" in worker_log  # a per-task line
+    assert "Booting worker" in (run.clone / "var" / "log" / "web.log").read_text()
+
+
 def test_make_run_solves_stops_cleanly_and_keeps_jobs(make_run: Run) -> None:
     """Form served and SEND + MORE solved < 60 s; Ctrl-C leaves nothing; a rerun has the job."""
     started = make_run.start()
@@ -264,8 +288,7 @@ def test_make_run_solves_stops_cleanly_and_keeps_jobs(make_run: Run) -> None:
     solved_after = time.monotonic() - started
     assert status["state"] == "succeeded", status
     assert status["solution"] == SEND_MORE
-    assert "ready in" in make_run.text()
-    assert "workers: solve x1, enumerate x1" in make_run.text()  # make passed them through
+    speaks_to_people(make_run)
     redis_port = make_run.redis_port()
     make_run.remember_processes()
     redis_exe = [os.readlink(f"/proc/{p}/exe") for p in make_run.pids if alive(p)]
@@ -280,6 +303,7 @@ def test_make_run_solves_stops_cleanly_and_keeps_jobs(make_run: Run) -> None:
     stopped_after = time.monotonic() - stop_started
     assert not port_open(int(make_run.env["PORT"])) and not port_open(redis_port)
     assert "SIGINT received" in make_run.text()
+    assert "Traceback" not in make_run.text()
     print(f"make run: solved after {solved_after:.1f} s, stopped in {stopped_after:.1f} s")
 
     # Second run on the same ./var: the first run's job is still there.

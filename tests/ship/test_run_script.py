@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -10,10 +11,15 @@ from pathlib import Path
 
 import pytest
 import redis
+import requests
 
-from scripts.embedded_redis import free_port, redis_argv, redis_binary, wait_ready
+from jobstore import Settings
+from scripts.embedded_redis import free_port, port_in_use, redis_argv, redis_binary, wait_ready
+from scripts.flower import FlowerConfig
 from scripts.run import RunConfig, UsageError, lock_var_dir, secret_key, worker_argv
 from scripts.supervisor import Supervisor
+from tests.support.compose import ROOT
+from tests.support.processes import wait_for
 
 
 def test_settings_defaults_and_empty_values(tmp_path: Path) -> None:
@@ -127,3 +133,47 @@ def test_a_second_signal_stops_waiting_at_once(tmp_path: Path) -> None:
     sup.stop([child], timeout=30, hurry=lambda: True)
     assert child.proc.returncode == -signal.SIGKILL
     assert time.monotonic() - started < 5
+
+
+def test_flower_needs_a_login_to_start() -> None:
+    """FLOWER_PORT alone, or with a weak or malformed login, is a usage error; none: no Flower."""
+    assert RunConfig.from_env({}, Path("/x")).flower is None
+    bad = [{"FLOWER_PORT": "5555"}, {"FLOWER_PORT": "5555", "FLOWER_BASIC_AUTH": "admin"},
+           {"FLOWER_PORT": "5555", "FLOWER_BASIC_AUTH": "admin:short"},
+           {"FLOWER_PORT": "flower", "FLOWER_BASIC_AUTH": "admin:long-enough-pw"}]  # fmt: skip
+    for env in bad:
+        with pytest.raises(UsageError, match="FLOWER"):
+            RunConfig.from_env(env, Path("/x"))
+    good = {"FLOWER_PORT": "5555", "FLOWER_BASIC_AUTH": "admin:long-enough-pw"}
+    flower = RunConfig.from_env(good, Path("/x")).flower
+    assert flower is not None and "--address=127.0.0.1" in flower.argv()
+    assert not any("long-enough-pw" in word for word in flower.argv())  # not visible in ps
+    env = flower.env({"FLOWER_UNAUTHENTICATED_API": "true", "PATH": "/bin"})
+    assert "FLOWER_UNAUTHENTICATED_API" not in env
+    assert env["FLOWER_BASIC_AUTH"] == "admin:long-enough-pw"
+
+
+def test_flower_as_make_run_starts_it_refuses_strangers(tmp_path: Path, settings: Settings) -> None:
+    """Loopback only; 401 without the login (API and cross-site revoke too), 200 with it."""
+    port = free_port()
+    environ = {"FLOWER_PORT": str(port), "FLOWER_BASIC_AUTH": "ops:correct-horse-battery"}
+    flower = FlowerConfig.from_env(environ)
+    assert flower is not None
+    base = {**os.environ, **settings.env(), "FLOWER_UNAUTHENTICATED_API": "true"}
+    log = (tmp_path / "flower.log").open("wb")
+    sup = Supervisor(ROOT, base)
+    child = sup.start("flower", flower.argv(), env=flower.env(base), stdout=log, stderr=log)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: port_in_use(port), 30, what="flower to listen")
+        login = ("ops", "correct-horse-battery")
+        assert requests.get(f"{url}/", timeout=5).status_code == 401
+        assert requests.get(f"{url}/api/workers", timeout=5).status_code == 401
+        revoke = requests.post(f"{url}/api/task/revoke/x", timeout=5,
+                               headers={"Origin": "https://evil.example"})  # fmt: skip
+        assert revoke.status_code in (401, 403)  # no login (and no XSRF token either)
+        assert requests.get(f"{url}/", auth=login, timeout=5).status_code == 200
+        assert requests.get(f"{url}/", auth=("ops", "wrong-password"), timeout=5).status_code == 401
+    finally:
+        sup.stop([child], timeout=5)
+        log.close()
