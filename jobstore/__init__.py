@@ -17,14 +17,26 @@ from __future__ import annotations
 from .admission import OptionsError, TooManyJobs
 from .connection import Unavailable
 from .keys import Keys
-from .model import CHUNK, DIGITS, TERMINAL, UNFINISHED, Job, Mode, Page, State, decode
+from .model import (
+    CHUNK,
+    DIGITS,
+    QUEUES,
+    TERMINAL,
+    UNFINISHED,
+    Job,
+    Mode,
+    Page,
+    State,
+    decode,
+)
 from .rates import Rate, RateLimited
 from .settings import ConfigError, Settings
-from .store import JobStore
+from .store import JobStore, StorageFull
 
 __all__ = [
     "CHUNK",
     "DIGITS",
+    "QUEUES",
     "TERMINAL",
     "UNFINISHED",
     "ConfigError",
@@ -38,6 +50,7 @@ __all__ = [
     "RateLimited",
     "Settings",
     "State",
+    "StorageFull",
     "TooManyJobs",
     "Unavailable",
     "decode",

@@ -1,6 +1,9 @@
-"""One delivery of a job to a worker: claiming it and the guarded writes that name the attempt.
+"""One run of a job on a worker, the Redis side: the claim, guarded writes, handing it back.
 
-The worker runs the search (worker/run.py); this is the Redis side of it.
+A claim starts a run (numbered: `claims`); every write of the run names that number, so a run
+that lost the job (taken over after its lease, or handed back) is refused. Attempts count runs
+lost with their worker, not runs a stopping or yielding worker handed back. The worker runs the
+search (worker/run.py).
 """
 
 from __future__ import annotations
@@ -12,8 +15,12 @@ import redis
 
 from .keys import Keys
 from .lua import Arg, scripts_for
+from .messages import task_message
 from .model import CHUNK, Mode
 from .settings import Settings
+
+# What a write tells the run (update.lua): go on, stop, or hand the job back.
+REFUSED, WRITTEN, CANCEL, STOP, YIELD = 0, 1, 2, 3, 4
 
 
 @dataclass(frozen=True)
@@ -28,26 +35,29 @@ class Claim:
 
 
 class Attempt:
-    """The Redis side of one attempt: claim, then writes that are refused once stale."""
+    """The Redis side of one run: claim, writes refused once stale, hand-back."""
 
     def __init__(self, client: redis.Redis, settings: Settings, job_id: str) -> None:
         self.client = client
         self.settings = settings
         self.job_id = job_id
-        self.number = 0
+        self.number = 0  # the attempt (runs lost with their worker, plus one)
+        self.claims = 0  # this run's claim number: every write names it
         self.width = 1  # characters per compact solution (len of the puzzle's letters)
+        self.lanes: list[str] = []  # lanes whose waiting jobs this run yields to
         self.names = Keys(settings.key_prefix)
         self.keys = [
             self.names.job(job_id),
             self.names.solutions(job_id),
             self.names.grid(job_id),
             self.names.leases,
+            self.names.stats,
         ]
 
     def claim(self, holder: str, *, force: bool = False, hard_limit: float | None = None) -> Claim:
-        """Atomically start a new attempt (clearing a previous attempt's partial output).
+        """Atomically start a run, resuming from the job's checkpoint (claim.lua).
 
-        A previous attempt still marked running after hard_limit seconds was killed by that
+        A previous run still marked running after hard_limit seconds was killed by that
         limit: the job then ends failed "time limit" instead of running again.
         """
         if hard_limit is None:
@@ -56,11 +66,15 @@ class Attempt:
         lease = now + self.settings.lease_seconds
         args: list[Arg] = [repr(now), repr(lease), holder, self.settings.max_attempts]
         args += [self.settings.ttl, self.job_id, "1" if force else "0", repr(hard_limit)]
-        reply = scripts_for(self.client).run("claim", self.keys, [*args, self.names.finished])
+        args += [self.names.finished, CHUNK]
+        keys = [*self.keys, self.names.queued]
+        reply = scripts_for(self.client).run("claim", keys, args)
         status, attempt, lease_s, held_by = reply[:4]
         flat = reply[4] if len(reply) > 4 else []
         record = dict(zip(flat[::2], flat[1::2], strict=True))
         self.number = int(attempt)
+        if status == "run":
+            self.claims = int(record.get("claims") or 0)
         lease_at = float(lease_s) if lease_s else None
         return Claim(str(status), int(attempt), lease_at, held_by, record)
 
@@ -71,16 +85,18 @@ class Attempt:
         solutions: str,
         seq: int,
         final: str = "",
+        yield_to: int = 0,
     ) -> int:
-        """Write progress, grid cells and one batch of solutions; 0 = refused, 2 = cancel asked.
+        """Write progress, grid cells and one batch of solutions; returns what update.lua says.
 
         `solutions` is the batch's compact solutions concatenated (each len(letters) long).
         The batch is applied only if seq is newer than the last applied one, so resending a
-        batch whose reply was lost never duplicates solutions.
+        batch whose reply was lost never duplicates solutions. `yield_to`: how many of
+        self.lanes count for YIELD.
         """
         now = time.time()
         args: list[Arg] = [
-            self.number,
+            self.claims,
             repr(now),
             repr(now + self.settings.lease_seconds),
             self.settings.ttl,
@@ -92,6 +108,8 @@ class Attempt:
             solutions,
             CHUNK,
             self.names.finished,
+            self.settings.max_stored_per_client,
+            yield_to,
             len(fields),
         ]
         for name, value in fields.items():
@@ -99,10 +117,23 @@ class Attempt:
         args.append(len(grid))
         for name, value in grid.items():
             args += [name, value]
-        return int(scripts_for(self.client).run("update", self.keys, args))
+        keys = [*self.keys, *self.lanes[:yield_to]]
+        return int(scripts_for(self.client).run("update", keys, args))
 
-    def poll(self) -> tuple[bool, bool]:
-        """Read (still mine, cancel requested) in one round trip."""
-        state, attempt, cancel = self.client.hmget(self.keys[0], "state", "attempt", "cancel")
-        mine = state == "running" and attempt == str(self.number)
-        return mine, bool(cancel)
+    def put_back(self, mode: Mode, lane: int, *, front: bool, reason: str) -> bool:
+        """Hand the job back to its queue (putback.lua): False when this run no longer holds it."""
+        now = time.time()
+        message = task_message(mode, self.job_id, self.settings.ttl, lane)
+        keys = [self.keys[0], self.names.leases, self.names.queued, self.names.lane(mode, lane)]
+        keys.append(self.names.stats)
+        args: list[Arg] = [self.claims, repr(now), message, "1" if front else "0", lane]
+        args += [self.job_id, reason, self.settings.ttl]
+        return bool(scripts_for(self.client).run("putback", keys, args))
+
+    def poll(self) -> tuple[bool, bool, bool]:
+        """Read (still mine, cancel requested, stop requested) in one round trip."""
+        state, claims, cancel, stop = self.client.hmget(
+            self.keys[0], "state", "claims", "cancel", "stop"
+        )
+        mine = state == "running" and claims == str(self.claims)
+        return mine, bool(cancel), bool(stop)

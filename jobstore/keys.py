@@ -18,14 +18,22 @@ Redis layout (every key under the deployment's prefix {p}, every key with a TTL)
   {p}:workers:{queue}     zset: worker names scored by their last heartbeat (workers.py)
   {p}:finished            pub/sub channel: every script that ends a job publishes its id there
                           (waiters.py wakes the requests waiting for it)
-  {queue}                 kombu's list of a queue's task messages (named after the queue)
+  {p}:jobs                zset: every job id scored by its creation (the admin's listing)
+  {p}:stats               hash: counters and histogram buckets kept by the scripts (stats.py)
+  {p}:budget:{client}     counter: solutions a client's jobs stored within the TTL window
+  {p}:broker:...          every key of the Celery broker (kombu's global_keyprefix): the lists
+                          of task messages, one per queue and priority lane (lanes()), and
+                          kombu's own (unacked messages, bindings, control mailboxes)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import Mode
+from .model import LANES, Mode
+
+# kombu's separator between a queue's name and its priority in the name of a lane's list.
+PRIORITY_SEP = "\x06\x16"
 
 
 @dataclass(frozen=True)
@@ -77,7 +85,30 @@ class Keys:
         """The pub/sub channel on which every end of a job is published."""
         return f"{self.prefix}:finished"
 
-    @staticmethod
-    def queue(mode: Mode) -> str:
-        """kombu's list of a mode's task messages (named after the queue)."""
-        return Mode(mode).queue
+    @property
+    def jobs(self) -> str:
+        """Every job id scored by its creation time (a zset)."""
+        return f"{self.prefix}:jobs"
+
+    @property
+    def stats(self) -> str:
+        """Counters and histograms of the whole deployment (a hash)."""
+        return f"{self.prefix}:stats"
+
+    def budget(self, client: str) -> str:
+        """Solutions a client's jobs stored within the TTL window (a counter)."""
+        return f"{self.prefix}:budget:{client}"
+
+    @property
+    def broker(self) -> str:
+        """The prefix of every key of the Celery broker (kombu's global_keyprefix)."""
+        return f"{self.prefix}:broker:"
+
+    def lane(self, mode: Mode, lane: int) -> str:
+        """kombu's list of the task messages of a mode's queue in one priority lane."""
+        queue = self.broker + Mode(mode).queue
+        return f"{queue}{PRIORITY_SEP}{lane}" if lane else queue
+
+    def lanes(self, mode: Mode) -> list[str]:
+        """The lists of a mode's queue, in the order workers take from them."""
+        return [self.lane(mode, lane) for lane in LANES]

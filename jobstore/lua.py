@@ -1,7 +1,8 @@
 """Every Lua script of the job store, and the one way to run them.
 
-Each transition of a job (create, claim, update, cancel, reap, resend, and the sharded
-split/release/finish/cancel-tree) is one script in jobstore/lua_scripts/, atomic inside Redis.
+Each transition of a job (create, claim, update, putback, cancel, reap, resend, delete, and the
+sharded split/release/dispatch/finish/cancel-tree) is one script in jobstore/lua_scripts/,
+atomic inside Redis; stats.lua and rate.lua are libraries put in front of the scripts using them.
 Scripts get every key from Python (jobstore.keys.Keys) and build none; terminal states are
 final; every write by a worker names its attempt, so a stale attempt is refused. Scripts run
 by EVALSHA through redis-py's Script objects, which load the text again when Redis has
@@ -19,7 +20,14 @@ import redis
 
 FOLDER = Path(__file__).with_name("lua_scripts")
 # Scripts that call a shared Lua function get its file put in front of their own.
-LIBRARIES = {"create": ("rate",), "count": ("rate",)}
+LIBRARIES = {
+    "create": ("rate",),
+    "count": ("rate",),
+    "claim": ("stats",),
+    "update": ("stats",),
+    "cancel": ("stats",),
+    "finish": ("stats",),
+}
 NAMES = (
     "create",
     "count",
@@ -33,6 +41,9 @@ NAMES = (
     "finish",
     "cancel_tree",
     "stored",
+    "putback",
+    "dispatch",
+    "delete",
     "requeue",  # an operator's re-queue of a failed job (jobstore/admin.py)
 )
 

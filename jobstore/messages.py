@@ -34,8 +34,12 @@ def protocol() -> Celery:
     return Celery("alphametic-messages", set_as_current=False)
 
 
-def task_message(mode: Mode, job_id: str, expires: float) -> str:
-    """The JSON text kombu would LPUSH onto the mode's queue for send_task(task, [job_id])."""
+def task_message(mode: Mode, job_id: str, expires: float, lane: int = 0) -> str:
+    """The JSON text kombu would LPUSH onto a lane's list for send_task(task, [job_id]).
+
+    Every message of a job goes out this way (submit, hand-back, re-queue, shards), so all
+    carry the same headers; `lane` is kombu's priority (0 first).
+    """
     task_id = str(uuid.uuid4())
     message = protocol().amqp.as_task_v2(
         task_id, mode.task, args=[job_id], kwargs={}, expires=expires, origin=origin()
@@ -47,7 +51,7 @@ def task_message(mode: Mode, job_id: str, expires: float) -> str:
         # The broker drops the message with its job record (Celery sets this from expires).
         "expiration": str(int(expires * 1000)),
         "delivery_info": {"exchange": "", "routing_key": mode.queue},
-        "priority": 0,
+        "priority": lane,
         "body_encoding": "base64",
         "delivery_tag": str(uuid.uuid4()),
     }

@@ -28,11 +28,18 @@ class State(StrEnum):
 
 
 TERMINAL = frozenset({State.SUCCEEDED, State.FAILED, State.CANCELED})
+
+# Priority lanes of a queue (kombu's priority steps on Redis; a worker always takes from the
+# lowest-numbered lane that has a message). Small new jobs, and jobs a stopping worker hands
+# back, go to FIRST; big new jobs to BIG; shards and jobs that yielded their worker to others
+# take turns in TURNS.
+FIRST, BIG, TURNS = 0, 3, 6
+LANES = (0, 3, 6, 9)
 UNFINISHED = frozenset({State.QUEUED, State.RUNNING})
 
 
 class Mode(StrEnum):
-    """What a job computes: the first solution, or every solution.
+    """What a job computes: the first solution, every solution, or their number.
 
     Everything that differs by mode derives from here: its queue, its task, its time limits
     (Settings.soft_limit), the API's and OpenAPI's list of modes, health and heartbeats.
@@ -40,11 +47,17 @@ class Mode(StrEnum):
 
     SOLVE = "solve"
     ENUMERATE = "enumerate"
+    COUNT = "count"  # every solution counted, none stored: the enumeration's queue and limits
 
     @property
     def queue(self) -> str:
-        """The Celery queue of this mode's jobs (kombu's Redis list has the same name)."""
-        return self.value
+        """The Celery queue of this mode's jobs (and the name of its time limit settings)."""
+        return "solve" if self is Mode.SOLVE else "enumerate"
+
+    @property
+    def stores(self) -> bool:
+        """Whether this mode's jobs store the solutions they find (a count stores none)."""
+        return self is not Mode.COUNT
 
     @property
     def task(self) -> str:
@@ -55,6 +68,10 @@ class Mode(StrEnum):
 def decode(letters: str, text: str) -> dict[str, int]:
     """Decode a compact solution string into letter -> digit."""
     return {letter: DIGITS.index(c) for letter, c in zip(letters, text, strict=True)}
+
+
+# The Celery queues, each served by its own workers (several modes may share one).
+QUEUES = tuple(dict.fromkeys(mode.queue for mode in Mode))
 
 
 def iso(timestamp: str | float | None) -> str | None:
@@ -103,11 +120,22 @@ class Job:
     # A sharded parent: how many shards it has, and the epoch time every shard must end by.
     shards: int = 0
     deadline: float | None = None
+    client: str = ""
+    lane: int = 0
+    claims: int = 0  # runs started so far: the guard every write of a run names
+    truncated_reason: str = ""  # "cap" (the job's) or "budget" (its client's)
+    deleted: float | None = None  # when its stored solutions were deleted
+    # The worker's honest view of the end: it will hit its time limit at limit_at.
+    limit_at: float | None = None
+    # Where a queued job stands (filled in by JobStore.get, not stored).
+    queue_position: int | None = None
+    expected_start: float | None = None
     read_at: float = field(default_factory=time.time)
 
     @classmethod
     def from_hash(cls, data: Mapping[str, str]) -> Job:
         """Build a Job from its Redis hash."""
+        truncated = data.get("truncated") == "1"
         return cls(
             id=data["id"],
             mode=Mode(data["mode"]),
@@ -125,7 +153,7 @@ class Job:
             error=data.get("error") or None,
             letters=data.get("letters", ""),
             solution_text=data.get("solution", ""),
-            truncated=data.get("truncated") == "1",
+            truncated=truncated,
             cancel_requested=_float(data.get("cancel")),
             holder=data.get("holder", ""),
             lease=_float(data.get("lease")),
@@ -135,6 +163,12 @@ class Job:
             share=float(data.get("share") or 0.0),
             shards=int(data.get("shards") or 0),
             deadline=_float(data.get("deadline")),
+            client=data.get("client", ""),
+            lane=int(data.get("lane") or 0),
+            claims=int(data.get("claims") or 0),
+            truncated_reason=data.get("truncated_reason", "") if truncated else "",
+            deleted=_float(data.get("deleted")),
+            limit_at=_float(data.get("limit_at")),
         )
 
     @property
@@ -176,6 +210,12 @@ class Job:
             "eta": self.eta if self.state is State.RUNNING else None,
             "error": self.error,
             "solution": self.solution,
+            "truncated": self.truncated,
+            "truncated_reason": self.truncated_reason or None,
+            "limit_at": iso(self.limit_at) if self.state is State.RUNNING else None,
+            "queue_position": self.queue_position,
+            "expected_start": iso(self.expected_start),
+            "deleted": iso(self.deleted),
         }
 
 

@@ -37,6 +37,10 @@ ENV_NAMES: dict[str, str] = {
     "max_queued_per_client": "ALPHAMETIC_MAX_QUEUED_PER_CLIENT",
     "shard_threshold": "ALPHAMETIC_SHARD_THRESHOLD",
     "shard_count": "ALPHAMETIC_SHARD_COUNT",
+    "shard_window": "ALPHAMETIC_SHARD_WINDOW",
+    "time_slice": "ALPHAMETIC_TIME_SLICE",
+    "max_stored_per_client": "ALPHAMETIC_MAX_STORED_PER_CLIENT",
+    "memory_watermark": "ALPHAMETIC_MEMORY_WATERMARK",
 }
 
 
@@ -66,6 +70,16 @@ class Settings:
     # split into about shard_count shard tasks (jobstore/shards.py); 0 never shards.
     shard_threshold: float = 2e6  # about a second of search on this machine
     shard_count: int = 100  # at most about this many (fewer when a shard would be tiny)
+    shard_window: int = 4  # shards of one job queued or running at a time (jobs take turns)
+    # A run that has searched this long yields its worker when another job waits (it resumes
+    # from its checkpoint at the back of the queue); a job waiting in a higher lane gets the
+    # worker at the run's next progress write whatever the slice.
+    time_slice: float = 2.0
+    # Solutions one client's jobs may store within the TTL window; beyond, jobs still count
+    # but store nothing (truncated, reason "budget"). 0: no budget.
+    max_stored_per_client: int = 2_000_000
+    # Above this share of Redis's maxmemory, new enumerations (which store) are refused (503).
+    memory_watermark: float = 0.8
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -94,14 +108,18 @@ class Settings:
             raise ConfigError("ttl must be > 0, max_stored_solutions >= 0, max_attempts >= 1")
         if self.max_queued_per_client < 0:
             raise ConfigError("ALPHAMETIC_MAX_QUEUED_PER_CLIENT must be >= 0 (0: no cap)")
+        if self.shard_window < 1 or self.time_slice <= 0 or self.max_stored_per_client < 0:
+            raise ConfigError("need shard window >= 1, time slice > 0, per-client budget >= 0")
+        if not 0 < self.memory_watermark <= 1:
+            raise ConfigError("ALPHAMETIC_MEMORY_WATERMARK must be in (0, 1]")
 
     def soft_limit(self, mode: Mode | str) -> float:
-        """Soft time limit in seconds for jobs of this mode (the field {mode}_soft_limit)."""
-        return float(getattr(self, f"{Mode(mode).value}_soft_limit"))
+        """Soft time limit in seconds for jobs of this mode (the field {queue}_soft_limit)."""
+        return float(getattr(self, f"{Mode(mode).queue}_soft_limit"))
 
     def hard_limit(self, mode: Mode | str) -> float:
-        """Hard time limit in seconds for jobs of this mode (the field {mode}_hard_limit)."""
-        return float(getattr(self, f"{Mode(mode).value}_hard_limit"))
+        """Hard time limit in seconds for jobs of this mode (the field {queue}_hard_limit)."""
+        return float(getattr(self, f"{Mode(mode).queue}_hard_limit"))
 
     @property
     def visibility_timeout(self) -> float:

@@ -149,7 +149,7 @@ def cancel(client: redis.Redis, settings: Settings, job_id: str) -> tuple[str, i
     job_key = keys.job(job_id)
     if not client.hget(job_key, "shards"):
         status, changed = scripts_for(client).run(
-            "cancel", [job_key, keys.leases], [repr(time.time()), job_id, keys.finished]
+            "cancel", [job_key, keys.leases, keys.stats], [repr(time.time()), job_id, keys.finished]
         )
         # A split racing with this cancel either saw the flag (and did not split) or left
         # `shards` for this second look.
@@ -184,7 +184,7 @@ def finish(client: redis.Redis, settings: Settings, parent: str) -> str:
         n = int(client.hget(keys.job(parent), "shards") or 0)
         if not n:
             return ""
-        tree = [keys.job(parent), keys.leases]
+        tree = [keys.job(parent), keys.leases, keys.stats]
         for kind in ("job", "solutions", "grid"):
             tree += shard_keys(settings, parent, n, kind)
         args: list[Arg] = [repr(time.time()), n, settings.ttl, parent]

@@ -16,15 +16,32 @@ import alphametic
 
 from . import shards
 from .admission import TooManyJobs, fingerprint, normalise
-from .connection import UNREACHABLE, Unavailable, call, connect, guarded
+from .connection import UNREACHABLE, Breaker, Unavailable, connect, guarded
 from .keys import Keys
+from .lanes import lane_for
 from .lua import scripts_for
 from .messages import task_message
-from .model import CHUNK, UNFINISHED, Job, Mode, Page, State, decode
+from .model import CHUNK, QUEUES, UNFINISHED, Job, Mode, Page, State, decode
+from .queue import place
 from .rates import Rate, RateLimited, rate_args, rate_keys
 from .settings import Settings
+from .stats import snapshot
 from .waiters import RECHECK, Waiters
 from .workers import count_workers
+
+STORAGE_RETRY = 60  # seconds a client refused for lack of memory is told to wait
+
+
+class StorageFull(Exception):
+    """Redis is above its memory watermark: no new job that stores solutions for now."""
+
+    def __init__(self, retry_after: int) -> None:
+        """Keep the seconds to wait for the error answer."""
+        super().__init__(
+            "The job store is nearly full; new enumerations are refused for now. "
+            "Count the solutions instead, or retry later."
+        )
+        self.retry_after = retry_after
 
 
 class JobStore:
@@ -35,8 +52,10 @@ class JobStore:
         self.prefix = settings.key_prefix
         self.keys = Keys(settings.key_prefix)
         self.redis = connect(settings)
+        self.breaker = Breaker()
         self.scripts = scripts_for(self.redis)
         self._waiters: Waiters | None = None
+        self._memory = (0.0, False)  # (when last looked, above the watermark)
 
     @guarded
     def submit(
@@ -57,12 +76,16 @@ class JobStore:
         """
         try:
             checked_mode, parsed = normalise(mode, puzzle, options)
-        except (ValueError, alphametic.PuzzleError):
+            if checked_mode is Mode.ENUMERATE and self.memory_full():
+                raise StorageFull(STORAGE_RETRY)
+        except (ValueError, alphametic.PuzzleError, StorageFull):
             self.count_request(client, rates)  # refused, but still a request of this client
             raise
         dedup = self.keys.dedup(fingerprint(checked_mode, parsed))
         new_id = str(uuid.uuid4())
         now = time.time()
+        lane = lane_for(parsed)
+        budget = self.keys.budget(client) if client is not None else ""
         record = {
             "id": new_id,
             "mode": checked_mode.value,
@@ -73,16 +96,22 @@ class JobStore:
             "created": repr(now),
             "attempt": "0",
             "dedup": dedup,
+            "client": client or "",
+            "budget_key": budget,
+            "lane": str(lane),
+            "queued_at": repr(now),
         }
+        message = task_message(checked_mode, new_id, self.settings.ttl, lane)
+        record["message"] = message  # where the job stands in its queue (queue.py)
         cap = self.settings.max_queued_per_client if client is not None else 0
         rates = rates if client is not None else ()
         # One script counts the request against the client's rates, checks the dedup key and
         # the client's cap, creates the record and pushes its task message: one round trip,
         # and never a record without its message.
-        keys = [self.keys.job(new_id), dedup, self.keys.queued, self.keys.queue(checked_mode)]
-        keys += [self.keys.client(client or ""), *rate_keys(self.prefix, client or "", rates)]
+        keys = [self.keys.job(new_id), dedup, self.keys.queued, self.keys.lane(checked_mode, lane)]
+        keys += [self.keys.client(client or ""), self.keys.jobs, self.keys.stats]
+        keys += rate_keys(self.prefix, client or "", rates)
         fields = [item for pair in record.items() for item in pair]
-        message = task_message(checked_mode, new_id, self.settings.ttl)
         args = [self.settings.ttl, cap, new_id, record["created"], message]
         args += [len(rates), *rate_args(rates)]
         status, detail = self.scripts.run("create", keys, [*args, *fields])
@@ -125,7 +154,10 @@ class JobStore:
             return None  # a shard record is part of its parent job, not a job of its own
         if data.get("shards"):
             data = shards.merged(self.redis, self.settings, data)
-        return Job.from_hash(data)
+        job = Job.from_hash(data)
+        if job.state is State.QUEUED and data.get("message"):
+            return place(self.redis, self.settings, job, data["message"])
+        return job
 
     @guarded
     def wait(self, job_id: str, timeout: float) -> Job | None:
@@ -221,11 +253,43 @@ class JobStore:
         job = self.get(job_id)
         return (job, bool(int(changed))) if job is not None else None
 
+    def memory_full(self) -> bool:
+        """Whether Redis uses more than the watermark's share of its maxmemory (looked at once
+        a second at most: new storing jobs are refused rather than failing writes mid-job)."""
+        looked, full = self._memory
+        if time.monotonic() - looked >= 1.0:
+            info = self.redis.info("memory")
+            cap = int(info.get("maxmemory") or 0)
+            full = cap > 0 and int(info["used_memory"]) > self.settings.memory_watermark * cap
+            self._memory = (time.monotonic(), full)
+        return full
+
+    @guarded
+    def delete(self, job_id: str, client: str | None = None) -> str:
+        """Remove an ended job's stored solutions and grid (only its own client's, unless
+        client is None): gone | running | forbidden | deleted."""
+        if shards.parent_of(job_id) is not None or not job_id or len(job_id) > 64:
+            return "gone"
+        n = int(self.redis.hget(self.keys.job(job_id), "shards") or 0)
+        keys = [self.keys.job(job_id), self.keys.solutions(job_id), self.keys.grid(job_id)]
+        for kind in ("solutions", "grid"):
+            keys += shards.shard_keys(self.settings, job_id, n, kind)
+        return str(self.scripts.run("delete", keys, [client or "", repr(time.time())]))
+
+    @guarded
+    def stats(self) -> dict[str, Any]:
+        """Counters, histograms and live gauges of the deployment (stats.py)."""
+        return snapshot(self.redis, self.prefix, self.settings.heartbeat_interval)
+
     def health(self) -> dict[str, Any]:
         """{"redis": reachable, "workers": {queue: workers with a recent heartbeat}}."""
         try:
-            call(self.redis.ping)
-            workers = call(count_workers, self.redis, self.prefix, self.settings.heartbeat_interval)
+            workers = self._workers()
         except Unavailable:
-            return {"redis": False, "workers": {mode.queue: 0 for mode in Mode}}
+            return {"redis": False, "workers": dict.fromkeys(QUEUES, 0)}
         return {"redis": True, "workers": workers}
+
+    @guarded
+    def _workers(self) -> dict[str, int]:
+        """Workers per queue with a recent heartbeat (the answer proves Redis answers)."""
+        return count_workers(self.redis, self.prefix, self.settings.heartbeat_interval)

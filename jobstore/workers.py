@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import redis
 
 from .keys import Keys
-from .model import Mode
+from .model import QUEUES
 from .settings import Settings
 
 
@@ -23,10 +23,10 @@ def count_workers(client: redis.Redis, prefix: str, interval: float) -> dict[str
     since = time.time() - 3 * interval - 1
     keys = Keys(prefix)
     with client.pipeline(transaction=False) as pipe:
-        for mode in Mode:
-            pipe.zcount(keys.workers(mode.queue), since, "+inf")
+        for queue in QUEUES:
+            pipe.zcount(keys.workers(queue), since, "+inf")
         counts = pipe.execute()
-    return {mode.queue: int(n) for mode, n in zip(Mode, counts, strict=True)}
+    return {queue: int(n) for queue, n in zip(QUEUES, counts, strict=True)}
 
 
 def beat(client: redis.Redis, settings: Settings, name: str, queues: Sequence[str]) -> None:

@@ -159,8 +159,10 @@ def worker_factory() -> Iterator[Callable[..., WorkerProcess]]:
         concurrency: int = 1,
         env: dict[str, str] | None = None,
         wait: bool = True,
+        name: str | None = None,
+        wrap: list[str] | None = None,
     ) -> WorkerProcess:
-        worker = WorkerProcess(settings, queues, concurrency, env)
+        worker = WorkerProcess(settings, queues, concurrency, env, name, wrap)
         started.append(worker)
         return worker.wait_ready() if wait else worker
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
 
-from jobstore import Mode, Unavailable
+from jobstore import QUEUES, Unavailable
 from web.jobview import store
 
 bp = Blueprint("health", __name__)
@@ -24,7 +24,7 @@ def readyz() -> Response:
     except Unavailable:
         health = {"redis": False, "workers": {}}
     workers = health.get("workers") or {}
-    ready = bool(health.get("redis")) and all(workers.get(m.queue, 0) >= 1 for m in Mode)
+    ready = bool(health.get("redis")) and all(workers.get(q, 0) >= 1 for q in QUEUES)
     response = jsonify(status="ready" if ready else "not ready", **health)
     if not ready:
         response.status_code = 503

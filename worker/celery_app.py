@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from celery import Celery
 from kombu import Exchange, Queue
 
-from jobstore import Mode, Settings
+from jobstore import QUEUES, Keys, Mode, Settings
+from jobstore.settings import ConfigError
 
 from .heartbeat import Heartbeat, PoolWatch
 from .logs import install_logging
+from .stopping import StopJobs
+
+# Variables through which Celery would take its broker from the environment, bypassing
+# REDIS_URL: the job store pushes every message into REDIS_URL, so they must agree.
+BROKER_VARIABLES = ("CELERY_BROKER_URL", "BROKER_URL")
 
 # Extra seconds between the job's own soft limit (enforced by the search hook, which saves
 # partial results cleanly) and Celery's soft limit, which interrupts wherever the task is.
@@ -22,10 +29,23 @@ def hard_limit(settings: Settings, mode: Mode) -> float:
     return max(settings.hard_limit(mode), settings.soft_limit(mode) + 2 * SOFT_LIMIT_MARGIN)
 
 
+def broker_url(settings: Settings, environ: Any = os.environ) -> str:
+    """REDIS_URL, the one source of truth for the broker; a different broker in Celery's own
+    environment variables is refused with a clear message instead of queueing into the void."""
+    for name in BROKER_VARIABLES:
+        other = environ.get(name, "").strip()
+        if other and other != settings.redis_url:
+            raise ConfigError(
+                f"{name}={other!r} differs from REDIS_URL={settings.redis_url!r}: jobs are "
+                f"queued in REDIS_URL, so workers must take them from there. Unset {name}."
+            )
+    return settings.redis_url
+
+
 def celery_config(settings: Settings) -> dict[str, Any]:
     """Celery settings, each with the reason it is set."""
     return {
-        "broker_url": settings.redis_url,
+        "broker_url": broker_url(settings),
         # The job record in Redis is the result store: no Celery result backend, no PENDING.
         "result_backend": None,
         "task_ignore_result": True,
@@ -37,7 +57,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "worker_disable_prefetch": True,
         # Two queues, so a burst of enumerations never delays a solve.
         # Each queue has its own direct exchange and key: a message can reach only one queue.
-        "task_queues": [Queue(m.queue, Exchange(m.queue), routing_key=m.queue) for m in Mode],
+        "task_queues": [Queue(q, Exchange(q), routing_key=q) for q in QUEUES],
         "task_default_queue": Mode.SOLVE.queue,
         "task_default_exchange": Mode.SOLVE.queue,
         "task_default_routing_key": Mode.SOLVE.queue,
@@ -63,13 +83,18 @@ def celery_config(settings: Settings) -> dict[str, Any]:
             "unacked_restore_throttle": 1,
             "socket_timeout": settings.redis_timeout,
             "socket_connect_timeout": min(settings.redis_timeout, 2.0),
+            # Every broker key under the deployment's prefix: two deployments can share one
+            # Redis database (lists, unacked messages, bindings, control mailboxes).
+            "global_keyprefix": Keys(settings.key_prefix).broker,
         },
         # Survive Redis being down at start or restarting later: retry the broker forever.
         "broker_connection_retry_on_startup": True,
         "broker_connection_retry": True,
         "broker_connection_max_retries": None,
-        # On connection loss, cancel running tasks so their messages are re-queued, not lost.
-        "worker_cancel_long_running_tasks_on_connection_loss": True,
+        # A connection break must not kill running jobs: they keep their lease through a short
+        # outage (a duplicate delivery finds the job busy), and a long one ends in a takeover
+        # that resumes from the checkpoint.
+        "worker_cancel_long_running_tasks_on_connection_loss": False,
         # A submit must fail fast (503) rather than hang when the broker is unreachable.
         "task_publish_retry_policy": {
             "max_retries": 2,
@@ -97,6 +122,7 @@ def make_app(settings: Settings | None = None, *, current: bool = False) -> Cele
     app.steps["worker"].add(Heartbeat)
     app.steps["worker"].add(PoolWatch)
     install_logging()  # job id and attempt on every line; ALPHAMETIC_LOG_FORMAT
+    app.steps["worker"].add(StopJobs)
     return app
 
 

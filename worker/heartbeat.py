@@ -21,9 +21,10 @@ from typing import Any
 import redis
 from celery import bootsteps
 
-from jobstore import Keys, Mode, Settings
+from jobstore import QUEUES, Keys, Mode, Settings
 from jobstore.connection import UNREACHABLE, connect
 from jobstore.lua import scripts_for
+from jobstore.messages import task_message
 from jobstore.workers import beat, withdraw
 
 from .holder import holder_is_dead
@@ -32,7 +33,7 @@ log = logging.getLogger(__name__)
 POOL_WATCH_INTERVAL = 0.5  # seconds
 
 
-def reap(client: redis.Redis, settings: Settings, app: Any, limit: int = 50) -> list[str]:
+def reap(client: redis.Redis, settings: Settings, limit: int = 50) -> list[str]:
     """Re-queue running jobs whose lease expired or whose holder died here; returns their ids."""
     now = time.time()
     keys = Keys(settings.key_prefix)
@@ -42,17 +43,20 @@ def reap(client: redis.Redis, settings: Settings, app: Any, limit: int = 50) -> 
     candidates += dead_holders(client, settings, limit)
     requeued = []
     for job_id, dead in candidates:
-        args = [repr(now), renewed, job_id, dead]
-        mode = scripts_for(client).run("reap", [keys.job(job_id), keys.leases], args)
-        if mode:
+        found = message_for(client, settings, job_id)
+        if found is None:
+            client.zrem(keys.leases, job_id)
+            continue
+        lane_key, message = found
+        args = [repr(now), renewed, job_id, dead, message]
+        if scripts_for(client).run("reap", [keys.job(job_id), keys.leases, lane_key], args):
             why = f"its holder {dead} is dead" if dead else "lease expired"
             log.warning("job %s lost its worker (%s): re-queued", job_id, why)
-            send(app, settings, Mode(mode), job_id)
             requeued.append(job_id)
     return requeued
 
 
-def resend_lost(client: redis.Redis, settings: Settings, app: Any, limit: int = 100) -> list[str]:
+def resend_lost(client: redis.Redis, settings: Settings, limit: int = 100) -> list[str]:
     """Send again the messages of jobs queued a while whose queue is empty; their ids.
 
     A message popped by a worker whose connection then dropped (a Redis restart) is parked
@@ -66,19 +70,28 @@ def resend_lost(client: redis.Redis, settings: Settings, app: Any, limit: int = 
     cutoff = now - max(2.0, 2 * settings.heartbeat_interval)
     resent = []
     for job_id in client.zrangebyscore(keys.queued, "-inf", cutoff, 0, limit):
-        lists = [keys.queue(mode) for mode in Mode]
-        args = [job_id, repr(now), repr(cutoff), settings.ttl]
-        mode = scripts_for(client).run("resend", [keys.queued, keys.job(job_id), *lists], args)
-        if mode:
+        found = message_for(client, settings, job_id)
+        if found is None:
+            client.zrem(keys.queued, job_id)
+            continue
+        lane_key, message = found
+        mode = Mode(client.hget(keys.job(job_id), "mode") or Mode.SOLVE)
+        job_keys = [keys.queued, keys.job(job_id), lane_key, *keys.lanes(mode)]
+        args = [job_id, repr(now), repr(cutoff), settings.ttl, message]
+        if scripts_for(client).run("resend", job_keys, args):
             log.warning("job %s queued but its queue is empty: message sent again", job_id)
-            send(app, settings, Mode(mode), job_id)
             resent.append(job_id)
     return resent
 
 
-def send(app: Any, settings: Settings, mode: Mode, job_id: str) -> None:
-    """Send a job's task message again (a re-queue after a lost worker or message)."""
-    app.send_task(mode.task, args=[job_id], queue=mode.queue, expires=settings.ttl)
+def message_for(client: redis.Redis, settings: Settings, job_id: str) -> tuple[str, str] | None:
+    """(lane list, a new task message) for sending a job again, or None when it is gone."""
+    mode, lane = client.hmget(Keys(settings.key_prefix).job(job_id), "mode", "lane")
+    if mode is None:
+        return None
+    lane_no = int(lane or 0)
+    message = task_message(Mode(mode), job_id, settings.ttl, lane_no)
+    return Keys(settings.key_prefix).lane(Mode(mode), lane_no), message
 
 
 def dead_holders(client: redis.Redis, settings: Settings, limit: int) -> list[tuple[str, str]]:
@@ -110,23 +123,23 @@ class Heartbeat(bootsteps.StartStopStep):
     def start(self, worker: Any) -> None:
         """Start beating for the queues this worker consumes."""
         settings: Settings = worker.app.conf.alphametic_settings
-        ours = [mode.queue for mode in Mode]
+        ours = list(QUEUES)
         consumed = list(worker.app.amqp.queues.consume_from or ours)
         queues = [q for q in consumed if q in ours] or ours
         self._queues, self._hostname = queues, worker.hostname
         self._client = connect(settings)
         self._thread = threading.Thread(
-            target=self._run, args=(settings, worker.app), name="alphametic-heartbeat", daemon=True
+            target=self._run, args=(settings,), name="alphametic-heartbeat", daemon=True
         )
         self._thread.start()
 
-    def _run(self, settings: Settings, app: Any) -> None:
+    def _run(self, settings: Settings) -> None:
         """Beat and sweep until stopped; Redis being away only delays the next round."""
         while not self._stop.is_set():
             try:
                 beat(self._client, settings, self._hostname, self._queues)
-                reap(self._client, settings, app)
-                resend_lost(self._client, settings, app)
+                reap(self._client, settings)
+                resend_lost(self._client, settings)
             except UNREACHABLE as error:
                 log.warning("heartbeat failed: %s", error)
             except Exception:  # noqa: BLE001 (the thread must survive anything, and say so)

@@ -1,4 +1,11 @@
-"""Running one attempt of a job: the search, its check hook, batched solutions and progress."""
+"""One run of a job on a worker: the search from its checkpoint, batched writes, and how it ends.
+
+A run ends the job (succeeded; failed at its time limit; canceled by a user), or hands it back
+without ending it: when its worker stops (the job goes to the front of its queue) or when
+other jobs wait for the worker (it goes to the back, to take turns). Either way the last write
+carries a checkpoint (worker/cursor.py) and the next run resumes there, keeping the progress,
+counters and solutions stored so far; only a lost worker spends one of the job's attempts.
+"""
 
 from __future__ import annotations
 
@@ -10,72 +17,103 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 import alphametic
 from jobstore import DIGITS, Job, Mode, Settings, State
-from jobstore.attempt import Attempt
+from jobstore.attempt import CANCEL, REFUSED, STOP, YIELD, Attempt
 from jobstore.connection import UNREACHABLE
+from jobstore.lanes import yielding_lanes
+from jobstore.model import TURNS
+
+from .cursor import Cursor, Position
+from .stopping import stop_requested
 
 log = logging.getLogger(__name__)
 
 CANCELED, STALE, TIME_LIMIT = "canceled", "stale", "time limit"
+STOPPED, YIELDED = "stopped", "yielded"  # handed back, not ended
 # The final write outlasts a Redis restart: about 30 s of retries, then the lease sweep re-runs.
 FINAL_WRITE_TRIES = 10
-
+ENDS = {None: State.SUCCEEDED, CANCELED: State.CANCELED, TIME_LIMIT: State.FAILED}
 
 # bytes(solution) holds raw digits 0..35; this table turns them into compact characters.
 TO_TEXT = bytes.maketrans(bytes(range(len(DIGITS))), DIGITS.encode())
 
 
 class Run:
-    """One attempt's search: writes are batched, best-effort for progress, guarded by attempt."""
+    """One run's search: writes are batched, best-effort for progress, guarded by its claim."""
 
-    def __init__(self, settings: Settings, attempt: Attempt, job: Job) -> None:
+    def __init__(self, settings: Settings, attempt: Attempt, job: Job, record: dict[str, str]):
         self.settings = settings
         self.attempt = attempt
         self.job = job
         self.puzzle = alphametic.parse(job.puzzle, **job.options)
         self.letters = "".join(self.puzzle.letters)
         attempt.width = len(self.letters)
+        attempt.lanes = attempt.names.lanes(job.mode)
+        resume = Position.parse(record.get("cp", ""))
+        share = job.share if job.parent else 1.0
+        self.cursor = Cursor(self.puzzle, job.prefix, share, resume)
         self.grid = [[0] * self.puzzle.base for _ in self.letters]
         self.sent_grid: dict[str, str] = {}
+        if resume is not None:
+            self.load_grid()
         self.pending: list[tuple[int, ...]] = []
         self.inflight: list[tuple[int, str]] = []
         self.seq = 0
-        self.found = 0
-        self.kept = 0  # solutions handed to Redis for storing (at most the cap)
-        self.truncated = False
+        self.found = job.solutions_found if resume is not None else 0
+        self.kept = int(record.get("stored_count") or 0)  # handed to Redis for storing
+        self.nodes_before = job.nodes if resume is not None else 0
+        self.searched_before = float(record.get("ran") or 0) if resume is not None else 0.0
+        self.truncated = False  # this run cut solutions beyond the job's cap
         self.first: str = ""
         self.outcome: str | None = None
-        self.eta: float | None = None
+        self.rate: float | None = None  # progress per second, smoothed
+        self.seen = (time.monotonic(), self.cursor.progress)
         self.started = self.last_poll = self.last_write = self.last_flush = time.monotonic()
-        self.deadline = self.started + settings.soft_limit(job.mode)
-        self.search: Any = None
-        self.prefix = job.prefix  # a shard's digits for the first search letters
+        # The time limit counts search time, over all runs of the job.
+        left = settings.soft_limit(job.mode) - self.searched_before
+        self.deadline = self.started + left
+        self.yield_to = 0  # lanes whose waiting jobs this run gives its worker to
+
+    def load_grid(self) -> None:
+        """Start from the grid counts stored with the checkpoint."""
+        cells = self.attempt.client.hgetall(self.attempt.names.grid(self.job.id))
+        index = {letter: i for i, letter in enumerate(self.letters)}
+        for cell, count in cells.items():
+            letter, digit = cell.split(":")
+            if letter in index and int(digit) < self.puzzle.base:
+                self.grid[index[letter]][int(digit)] = int(count)
+                self.sent_grid[cell] = str(count)
+
+    @property
+    def searched(self) -> float:
+        """Seconds of search of this job over all its runs."""
+        return self.searched_before + time.monotonic() - self.started
 
     def execute(self) -> str:
-        """Run the search to its end, a cancel, staleness or the time limit; return the state."""
-        self.search = alphametic.Search(
-            self.puzzle,
-            check=self.hook,
-            check_interval=min(0.01, self.settings.flush_interval),
-            prefix=self.prefix,
-        )
-        pending, size = self.pending, self.settings.flush_size
-        append = pending.append
+        """Run the search to its end or until told otherwise; return what happened."""
+        interval = min(0.01, self.settings.flush_interval)
         try:
-            if self.job.mode is Mode.SOLVE:
-                for solution in self.search.solutions():
-                    append(solution)
-                    break
+            if self.job.mode is Mode.COUNT:
+                for counted in self.cursor.count(self.hook, interval):
+                    self.found += counted
             else:
-                # The hot loop: one append per solution; encoding, counting the grid and
-                # storing happen per batch in take_batch() and write().
-                for solution in self.search.solutions():
-                    append(solution)
-                    if len(pending) >= size:
-                        self.write()  # empties self.pending (the same list) in place
+                self.collect(interval)
         except SoftTimeLimitExceeded:
             # Celery's soft limit (a backstop to the hook's deadline) interrupted the search.
             self.outcome = TIME_LIMIT
         return self.finish()
+
+    def collect(self, interval: float) -> None:
+        """The hot loop: one append per solution; batches are encoded and stored in write()."""
+        pending, size = self.pending, self.settings.flush_size
+        append = pending.append
+        first_only = self.job.mode is Mode.SOLVE
+        for solution in self.cursor.solutions(self.hook, interval):
+            append(solution)
+            if first_only:
+                self.cursor.piece = len(self.cursor.pieces)  # the search is over
+                return
+            if len(pending) >= size:
+                self.write()  # empties self.pending (the same list) in place
 
     def take_batch(self) -> str:
         """Turn pending solutions into one compact string, counting them into the grid."""
@@ -91,16 +129,20 @@ class Run:
         if not self.found and count:
             self.first = joined[:width].decode()
         self.found += count
+        if not self.job.mode.stores:
+            return ""
         keep = min(count, max(0, self.settings.max_stored_solutions - self.kept))
         self.kept += keep
         self.truncated = self.truncated or keep < count
         return joined[: keep * width].decode()
 
     def hook(self, search: Any) -> bool:
-        """The search's check: enforce the deadline, flush, write progress, poll the flag."""
+        """The search's check: deadline, stop signal, flush, progress write, flag poll."""
         now = time.monotonic()
         if now >= self.deadline:
             self.outcome = TIME_LIMIT
+        elif stop_requested():
+            self.outcome = STOPPED
         elif self.pending and now - self.last_flush >= self.settings.flush_interval:
             self.write()
         elif now - self.last_write >= self.settings.progress_interval:
@@ -110,10 +152,10 @@ class Run:
         return self.outcome is not None
 
     def poll(self) -> None:
-        """Read the cancel flag and our claim (best-effort: Redis away means carry on)."""
+        """Read the cancel and stop flags and our claim (best-effort: Redis away, carry on)."""
         self.last_poll = time.monotonic()
         try:
-            mine, cancel = self.attempt.poll()
+            mine, cancel, stop = self.attempt.poll()
         except UNREACHABLE as error:
             log.warning("job %s: cancel poll failed: %s", self.job.id, error)
             return
@@ -121,35 +163,53 @@ class Run:
             self.outcome = STALE
         elif cancel:
             self.outcome = CANCELED
+        elif stop:
+            self.outcome = STOPPED
 
     def fields(self, final: str) -> dict[str, str]:
-        """Progress fields of the record as they stand now."""
-        progress = 1.0 if final == State.SUCCEEDED else float(self.search.progress)
+        """Progress fields of the record as they stand now, with the checkpoint."""
+        progress = 1.0 if final == State.SUCCEEDED else self.cursor.progress
         fields = {
             "progress": repr(progress),
-            "nodes": str(int(self.search.nodes)),
-            "found": str(self.found),
-            "truncated": "1" if self.truncated else "0",
-            "eta": "" if final or self.eta is None else repr(round(self.eta, 3)),
+            "nodes": str(self.nodes_before + self.cursor.nodes),
+            "found": str(self.found + self.cursor.partial),
+            "ran": repr(round(self.searched, 3)),
         }
+        if self.truncated:
+            fields.update(truncated="1", truncated_reason="cap")
+        if not final:
+            eta, limit_at = self.estimate(progress)
+            fields["eta"] = "" if eta is None else repr(round(eta, 3))
+            fields["limit_at"] = "" if limit_at is None else repr(limit_at)
+            fields["cp"] = self.cursor.position().text()
+            fields.update({f"cp_{k}": fields[k] for k in ("progress", "nodes", "ran")})
+            fields["cp_found"] = str(self.found)  # a piece being counted is counted again
         if final == State.SUCCEEDED and self.job.mode is Mode.SOLVE:
             fields["solution"] = self.first
         if final == State.FAILED:
             fields["error"] = TIME_LIMIT
         return fields
 
-    def update_eta(self) -> None:
-        """ETA = elapsed * (1 - f) / f, smoothed against the previous estimate."""
+    def estimate(self, progress: float) -> tuple[float | None, float | None]:
+        """(ETA in seconds, epoch time the time limit stops the job when it comes first).
+
+        The rate of progress is smoothed, so the ETA does not jump with every write, and the
+        ETA never goes past the time limit: a job that will not finish in time says when it
+        will stop instead.
+        """
         now = time.monotonic()
-        f = float(self.search.progress)
-        if f <= 0.0:
-            return
-        raw = (now - self.started) * (1.0 - f) / f
-        if self.eta is None:
-            self.eta = raw
-        else:
-            predicted = max(0.0, self.eta - (now - self.last_write))
-            self.eta = 0.7 * predicted + 0.3 * raw
+        then, before = self.seen
+        if now - then >= 0.5:
+            rate = max(0.0, progress - before) / (now - then)
+            self.rate = rate if self.rate is None else 0.7 * self.rate + 0.3 * rate
+            self.seen = (now, progress)
+        left = max(0.0, self.deadline - now)
+        if not self.rate:
+            return None, None
+        eta = (1.0 - progress) / self.rate
+        if eta > left:
+            return left, time.time() + left
+        return eta, None
 
     def grid_changes(self) -> dict[str, str]:
         """Grid cells whose count changed since the last successful write (absolute values)."""
@@ -165,16 +225,15 @@ class Run:
         """Send pending batches and progress; False when Redis could not be reached.
 
         Each batch keeps its sequence number until Redis confirms it, so a retry after a lost
-        reply is refused by the script instead of storing the batch twice.
+        reply is refused by the script instead of storing the batch twice. Progress, grid and
+        checkpoint go with the last batch only: a checkpoint is stored with every solution
+        before it or not at all.
         """
         now = time.monotonic()
-        # Progress and grid go out at most every progress_interval (and with the final write);
-        # a batch flush in between carries only solutions.
         progress_due = bool(final) or now - self.last_write >= self.settings.progress_interval
         if progress_due:
-            if not final:
-                self.update_eta()
             self.last_write = now
+            self.yield_to = yielding_lanes(self.job.lane, now - self.started, self.slice)
         self.last_poll = now
         if self.pending:
             self.seq += 1
@@ -184,34 +243,71 @@ class Run:
         try:
             for index, (seq, items) in enumerate(batches):
                 last = index == len(batches) - 1
-                fields = self.fields(final) if progress_due else {}
-                grid = self.grid_changes() if progress_due else {}
-                status = self.attempt.write(fields, grid, items, seq, final if last else "")
+                fields = self.fields(final) if progress_due and last else {}
+                grid = self.grid_changes() if progress_due and last else {}
+                status = self.attempt.write(
+                    fields, grid, items, seq, final if last else "", self.yield_to if last else 0
+                )
                 self.sent_grid.update(grid)
                 if self.inflight:
                     self.inflight.pop(0)
-                if status == 0:
-                    self.outcome = STALE
+                self.react(status)
+                if status == REFUSED:
                     return True
-                if status == 2 and self.outcome is None:
-                    self.outcome = CANCELED
         except UNREACHABLE as error:
             log.warning("job %s: write failed (will retry): %s", self.job.id, error)
             return False
         return True
 
+    @property
+    def slice(self) -> float:
+        """Seconds this run may search before it yields to jobs waiting in its own lane."""
+        return self.settings.time_slice
+
+    def react(self, status: int) -> None:
+        """Act on what a write said: refused (stale), cancel, stop or yield."""
+        if status == REFUSED:
+            self.outcome = STALE
+        elif status == CANCEL and self.outcome in (None, STOPPED, YIELDED):
+            self.outcome = CANCELED  # a cancel wins over handing the job back
+        elif self.outcome is None and status == STOP:
+            self.outcome = STOPPED
+        elif self.outcome is None and status == YIELD:
+            self.outcome = YIELDED
+
     def finish(self) -> str:
-        """Write the final state with the last batch; the stale attempt writes nothing."""
+        """End the job, or hand it back with a checkpoint; a stale run writes nothing."""
         if self.outcome == STALE:
-            log.info("job %s: attempt %s is stale, stopping", self.job.id, self.attempt.number)
+            log.info("job %s: run %s is stale, stopping", self.job.id, self.attempt.claims)
             return STALE
-        final = {
-            None: State.SUCCEEDED,
-            CANCELED: State.CANCELED,
-            TIME_LIMIT: State.FAILED,
-        }[self.outcome]
+        if self.outcome in (STOPPED, YIELDED):
+            return self.hand_back()
+        final = ENDS[self.outcome]
         for try_number in range(FINAL_WRITE_TRIES):
             if self.write(final=final.value):
                 return STALE if self.outcome == STALE else final.value
             time.sleep(min(0.2 * 2**try_number, 5.0))
         raise ConnectionError(f"job {self.job.id}: could not write the final state")
+
+    def hand_back(self) -> str:
+        """Write the checkpoint, then put the job back: a stopping worker's to the front of
+        its lane, a yielding one's to the back of the turns lane."""
+        stopping = self.outcome == STOPPED
+        for try_number in range(FINAL_WRITE_TRIES):
+            self.last_write = 0.0  # a progress write: it carries the checkpoint
+            if self.write():
+                break
+            time.sleep(min(0.2 * 2**try_number, 2.0))
+        else:
+            return STOPPED  # Redis away: the lease runs out and the sweep re-queues the job
+        if self.outcome in (STALE, CANCELED):
+            return self.finish()
+        lane = self.job.lane if stopping else TURNS
+        reason = STOPPED if stopping else YIELDED
+        try:
+            if not self.attempt.put_back(self.job.mode, lane, front=stopping, reason=reason):
+                return STALE
+        except UNREACHABLE:
+            return STOPPED  # the lease runs out and the sweep re-queues it
+        log.info("job %s: %s at %s", self.job.id, reason, self.cursor.position().text())
+        return reason

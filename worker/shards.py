@@ -4,7 +4,8 @@ A job whose estimated search tree (alphametic.estimate) reaches settings.shard_t
 split by the digits of the first letters of the search order (alphametic.shards), with the
 depth chosen so there are about settings.shard_count shards; each shard's task is the ordinary
 enumerate task. The shard records, and how the parent is read and ended as one job, are the
-store's side: jobstore/shards.py. Shards are sent biggest first; the broker queue is FIFO.
+store's side: jobstore/shards.py. Shards are sent biggest first, a few at a time
+(settings.shard_window): each one that ends sends the next, so jobs take turns.
 """
 
 from __future__ import annotations
@@ -20,9 +21,13 @@ import alphametic
 from jobstore import Job, Keys, Mode, Settings
 from jobstore.attempt import Attempt
 from jobstore.lua import scripts_for
+from jobstore.messages import task_message
+from jobstore.model import TURNS
 from jobstore.shards import finish, parent_of, shard_id, stop
 
-from .run import Run
+from .run import STOPPED, YIELDED, Run
+
+HANDED_BACK = (STOPPED, YIELDED, "stale")
 
 log = logging.getLogger(__name__)
 
@@ -67,16 +72,18 @@ def plan(settings: Settings, puzzle: alphametic.Puzzle) -> list[tuple[tuple[int,
     return best if len(best) >= 2 else []
 
 
-def split(app: Any, settings: Settings, attempt: Attempt, job: Job) -> bool:
-    """Shard the claimed parent job and send its shard tasks; False = run it whole instead."""
+def split(settings: Settings, attempt: Attempt, job: Job) -> bool:
+    """Shard the claimed parent job and send its first shards; False = run it whole instead."""
     puzzle = alphametic.parse(job.puzzle, **job.options)
     parts = plan(settings, puzzle)
     if not parts:
         return False
     client, keys = attempt.client, Keys(settings.key_prefix)
     ids = [shard_id(job.id, i) for i in range(len(parts))]
-    args: list[Any] = [attempt.number, repr(time.time()), settings.ttl]
-    args += [repr(time.time() + settings.soft_limit(Mode.ENUMERATE)), len(parts)]
+    order = sorted(range(len(ids)), key=lambda i: -parts[i][1])  # biggest first (stable)
+    args: list[Any] = [attempt.claims, repr(time.time()), settings.ttl]
+    args += [repr(time.time() + settings.soft_limit(job.mode)), len(parts)]
+    args += [",".join(ids[i] for i in order), TURNS]
     for sid, (digits, share) in zip(ids, parts, strict=True):
         args += [sid, ",".join(map(str, digits)), repr(share)]
     status = scripts_for(client).run("split", [keys.job(job.id), *map(keys.job, ids)], args)
@@ -84,59 +91,53 @@ def split(app: Any, settings: Settings, attempt: Attempt, job: Job) -> bool:
         return False  # the whole run sees the cancel flag at once and ends canceled
     if status == "stale":
         return True
-    shares = [share for _, share in parts]
-    if status == "exists":  # a re-delivered parent: resend what never started, in order
-        ids = queued(client, settings, job.id)
-        shares = [0.0] * len(ids)
     log.info("job %s: split into %d shards", job.id, len(ids))
-    # Watched by the sweep like every submitted job: a shard message lost is sent again.
-    client.zadd(keys.queued, dict.fromkeys(ids, time.time()))
-    client.expire(keys.queued, settings.ttl)
-    order = sorted(range(len(ids)), key=lambda i: -shares[i])  # biggest first (stable)
-    mode = Mode.ENUMERATE
-    for i in order:
-        app.send_task(mode.task, args=[ids[i]], queue=mode.queue, expires=settings.ttl)
-    scripts_for(client).run("release", [keys.job(job.id), keys.leases], [attempt.number, job.id])
+    # A re-delivered parent ("exists") sends on from where the first delivery stopped.
+    dispatch(client, settings, job.id, job.mode, settings.shard_window)
+    scripts_for(client).run("release", [keys.job(job.id), keys.leases], [attempt.claims, job.id])
     return True
 
 
-def queued(client: redis.Redis, settings: Settings, parent: str) -> list[str]:
-    """Ids of the parent's shards still queued (in index order)."""
+def dispatch(client: redis.Redis, settings: Settings, parent: str, mode: Mode, count: int) -> int:
+    """Send the messages of a sharded job's next `count` shards; returns how many were sent."""
     keys = Keys(settings.key_prefix)
-    n = int(client.hget(keys.job(parent), "shards") or 0)
-    ids = [shard_id(parent, i) for i in range(n)]
-    with client.pipeline(transaction=False) as pipe:
-        for sid in ids:
-            pipe.hget(keys.job(sid), "state")
-        states = pipe.execute()
-    return [sid for sid, state in zip(ids, states, strict=True) if state == "queued"]
+    sent = 0
+    while sent < count:
+        order, released = client.hmget(keys.job(parent), "order", "released")
+        ids = (order or "").split(",")
+        index = int(released or 0)
+        if not order or index >= len(ids):
+            return sent
+        message = task_message(mode, ids[index], settings.ttl, TURNS)
+        shard = [keys.job(parent), keys.queued, keys.job(ids[index]), keys.lane(mode, TURNS)]
+        status = scripts_for(client).run(
+            "dispatch", shard, [ids[index], message, repr(time.time()), settings.ttl]
+        )
+        if status == 0:
+            return sent
+        sent += status == 1
+    return sent
 
 
-def run_shard(settings: Settings, attempt: Attempt, shard: Job) -> str:
-    """Run one claimed shard (its prefix, the parent's deadline, its share of the cap)."""
+def run_shard(settings: Settings, attempt: Attempt, shard: Job, record: dict[str, str]) -> str:
+    """Run one claimed shard (its prefix, under the parent's deadline); settle it if it ended."""
     client, keys = attempt.client, Keys(settings.key_prefix)
     deadline = client.hget(keys.job(shard.parent), "deadline")
-    # Solutions of earlier shards already known come before this shard's: store only what can
-    # still fall within the first max_stored_solutions of the merged list.
-    with client.pipeline(transaction=False) as pipe:
-        for i in range(shard.index):
-            pipe.hmget(keys.job(shard_id(shard.parent, i)), "state", "found")
-        before = sum(int(found or 0) for state, found in pipe.execute() if state == "succeeded")
-    own = settings.replace(max_stored_solutions=max(0, settings.max_stored_solutions - before))
-    attempt.settings = own
-    run = Run(own, attempt, shard)
+    run = Run(settings, attempt, shard, record)
     if deadline:
         run.deadline = min(run.deadline, time.monotonic() + float(deadline) - time.time())
     outcome = "failed"
     try:
         outcome = run.execute()
     finally:
-        settle(client, settings, shard.id, outcome)
+        if outcome not in HANDED_BACK:
+            settle(client, settings, shard.id, outcome)
     return outcome
 
 
 def settle(client: redis.Redis, settings: Settings, job_id: str, outcome: str) -> str:
-    """After a shard ends: finish its parent if every shard is terminal; returns its state.
+    """After a shard ends: finish its parent if every shard is terminal, else send the next
+    shard; returns the parent's state.
 
     A failed shard (time limit, attempts used up) fails the whole job: its siblings are
     stopped at once instead of each running into the same wall.
@@ -146,4 +147,8 @@ def settle(client: redis.Redis, settings: Settings, job_id: str, outcome: str) -
         return ""
     if outcome == "failed":
         stop(client, settings, parent, user=False)
-    return finish(client, settings, parent)
+    state = finish(client, settings, parent)
+    if state == "running":
+        mode = client.hget(Keys(settings.key_prefix).job(parent), "mode")
+        dispatch(client, settings, parent, Mode(mode or Mode.ENUMERATE), 1)
+    return state

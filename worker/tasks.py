@@ -1,4 +1,10 @@
-"""Celery tasks: one per job mode, each routed to the queue of the same name."""
+"""Celery tasks: one per job mode, each routed to its mode's queue.
+
+The job record is the result: a task returns what its run did. A job that failed raises
+JobFailed (Flower and `celery events` show a failure with the reason) and one canceled is
+reported revoked; a job handed back (its worker stopping, or yielding to others) returns
+normally, as its next message is already queued.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +12,14 @@ import logging
 import time
 from typing import Any
 
-from jobstore import Job, Mode, Settings
+from celery.exceptions import Ignore
+from celery.signals import task_revoked
+
+from jobstore import Job, JobStore, Mode, Settings
 from jobstore.attempt import Attempt
 from jobstore.connection import UNREACHABLE, client_for
 
-from . import shards
+from . import shards, stopping
 from .celery_app import app, hard_limit
 from .holder import holder_is_dead, holder_name
 from .run import Run
@@ -18,8 +27,12 @@ from .run import Run
 log = logging.getLogger(__name__)
 
 
+class JobFailed(Exception):
+    """The job ended failed (its time limit, or its attempts used up): the reason."""
+
+
 def execute(task: Any, mode: Mode, job_id: str) -> str:
-    """Claim the job and run it; returns what happened (for logs: the job record is the result)."""
+    """Claim the job and run it; returns what happened (the job record is the result)."""
     settings: Settings = task.app.conf.alphametic_settings
     client = client_for(settings)
     attempt = Attempt(client, settings, job_id)
@@ -28,12 +41,12 @@ def execute(task: Any, mode: Mode, job_id: str) -> str:
     try:
         claim = attempt.claim(holder, hard_limit=hard)
         if claim.status == "busy" and holder_is_dead(claim.holder):
-            # The earlier attempt's pool process on this machine is gone: take over now.
+            # The earlier run's pool process on this machine is gone: take over now.
             claim = attempt.claim(holder, force=True, hard_limit=hard)
     except UNREACHABLE as error:
         raise task.retry(exc=error, countdown=1, max_retries=None) from error
     if claim.status == "busy":
-        # Another live attempt holds the lease: look again when it would have expired.
+        # Another live run holds the lease: look again when it would have expired.
         wait = max(0.5, (claim.lease or time.time()) - time.time() + 0.5)
         log.info("job %s busy (held by %s): look again in %.1f s", job_id, claim.holder, wait)
         raise task.retry(countdown=wait, max_retries=None)
@@ -42,24 +55,51 @@ def execute(task: Any, mode: Mode, job_id: str) -> str:
         shards.settle(client, settings, job_id, claim.status)  # a shard that ends unrun
         return claim.status
     job = Job.from_hash(claim.record)
-    if job.parent:
-        outcome = shards.run_shard(settings, attempt, job)
-    elif job.mode is Mode.ENUMERATE and shards.split(task.app, settings, attempt, job):
-        outcome = "sharded"  # its shards are on the enumerate queue now
-    else:
-        outcome = Run(settings, attempt, job).execute()
-    # One line per finished attempt: the chaos tests count completions per job with it.
-    log.info("job %s attempt %s ended: %s", job_id, attempt.number, outcome)
+    with stopping.handing_back():
+        if job.parent:
+            outcome = shards.run_shard(settings, attempt, job, claim.record)
+        elif job.mode is not Mode.SOLVE and shards.split(settings, attempt, job):
+            outcome = "sharded"  # its shards are on the queue now
+        else:
+            outcome = Run(settings, attempt, job, claim.record).execute()
+        # One line per run: the chaos tests count completions per job with it.
+        log.info("job %s attempt %s ended: %s", job_id, attempt.number, outcome)
+    return report(task, job, outcome)
+
+
+def report(task: Any, job: Job, outcome: str) -> str:
+    """Tell Celery what the run did: a failure raises, a cancel is a revoke, the rest returns."""
+    if outcome == "failed" and not job.parent:
+        raise JobFailed(job.error or "time limit")
+    if outcome == "canceled" and not job.parent:
+        task.send_event("task-revoked", terminated=False, signum=None, expired=False)
+        raise Ignore()
     return outcome
 
 
-@app.task(name=Mode.SOLVE.task, bind=True)
+@task_revoked.connect
+def _revoked(request: Any = None, **_: Any) -> None:
+    """A revoke (or terminate) of a job's task cancels the job, cooperatively."""
+    args = getattr(request, "args", None) or []
+    if getattr(request, "task", "") in {mode.task for mode in Mode} and args:
+        settings: Settings = app.conf.alphametic_settings
+        JobStore(settings).cancel(str(args[0]))
+        log.info("job %s canceled: its task was revoked", args[0])
+
+
+@app.task(name=Mode.SOLVE.task, bind=True, throws=(JobFailed,))
 def solve_job(self: Any, job_id: str) -> str:
     """Find the first solution of the job's puzzle (or prove there is none)."""
     return execute(self, Mode.SOLVE, job_id)
 
 
-@app.task(name=Mode.ENUMERATE.task, bind=True)
+@app.task(name=Mode.ENUMERATE.task, bind=True, throws=(JobFailed,))
 def enumerate_job(self: Any, job_id: str) -> str:
     """Find, count and store every solution of the job's puzzle."""
     return execute(self, Mode.ENUMERATE, job_id)
+
+
+@app.task(name=Mode.COUNT.task, bind=True, throws=(JobFailed,))
+def count_job(self: Any, job_id: str) -> str:
+    """Count every solution of the job's puzzle, storing none."""
+    return execute(self, Mode.COUNT, job_id)

@@ -1,51 +1,96 @@
--- KEYS: job hash, solutions list, grid hash, leases zset.
+-- Starts a run of a job for one worker: a fresh job, one a stopping or yielding worker handed
+-- back (same attempt), or one whose worker was lost (its lease expired, or force: its holder
+-- is certainly dead), which spends an attempt. A run resumes from the job's checkpoint: the
+-- solutions stored after it are cut away and the counters go back to it.
+-- KEYS: job hash, solutions list, grid hash, leases zset, stats hash, queued zset.
 -- ARGV: now, lease_until, holder, max_attempts, ttl, job_id, force ("1" = ignore a live lease),
---       hard_limit (an attempt running longer than this was killed by it: the job failed),
---       the finished channel (every script that ends a job publishes its id there).
+--       hard_limit (a run still marked running after this long was killed by it: the job
+--       failed), the finished channel, chunk (solutions per list element).
 -- Returns {status, attempt, lease, holder, record}; status: run | done | gone | busy | canceled |
--- failed; record is the job hash as a flat field/value list after a 'run' claim (else empty),
--- so the worker needs no second round trip to read it.
+-- failed; record is the job hash as a flat field/value list after a 'run' claim (else empty).
 local s = redis.call('HMGET', KEYS[1], 'state', 'attempt', 'cancel', 'lease', 'holder',
-  'run_started')
+  'run_started', 'cp', 'cp_stored', 'letters', 'claims', 'started', 'mode', 'created',
+  'parent_key', 'budget_key')
 if not s[1] then return {'gone', 0, '', ''} end
-local state, attempt = s[1], tonumber(s[2] or '0')
+local state, attempt, now = s[1], tonumber(s[2] or '0'), ARGV[1]
+
+local function finish(final, error)
+  redis.call('HSET', KEYS[1], 'state', final, 'finished', now, 'eta', '', 'error', error)
+  redis.call('ZREM', KEYS[4], ARGV[6])
+  ended(KEYS[5], KEYS[1], final, now)
+  redis.call('PUBLISH', ARGV[9], ARGV[6])
+  return {final, attempt, '', ''}
+end
+
 if state == 'succeeded' or state == 'failed' or state == 'canceled' then
   return {'done', attempt, '', ''}
 end
-local now = ARGV[1]
-if s[3] and s[3] ~= '' then
-  redis.call('HSET', KEYS[1], 'state', 'canceled', 'finished', now, 'eta', '')
-  redis.call('ZREM', KEYS[4], ARGV[6])
-  redis.call('PUBLISH', ARGV[9], ARGV[6])
-  return {'canceled', attempt, '', ''}
+if s[3] and s[3] ~= '' then return finish('canceled', '') end
+if state == 'running' then
+  if s[6] and s[6] ~= '' and tonumber(now) - tonumber(s[6]) >= tonumber(ARGV[8]) then
+    return finish('failed', 'time limit')
+  end
+  if ARGV[7] ~= '1' and tonumber(s[4] or '0') > tonumber(now) then
+    return {'busy', attempt, s[4], s[5] or ''}
+  end
+  -- Its worker was lost: that spends an attempt.
+  local reason = 'lease'
+  if ARGV[7] == '1' then reason = 'dead_holder' end
+  redis.call('HINCRBY', KEYS[5], 'redeliveries:' .. reason, 1)
+  attempt = attempt + 1
+elseif attempt == 0 then
+  attempt = 1
 end
-if state == 'running' and s[6] and s[6] ~= '' and
-    tonumber(now) - tonumber(s[6]) >= tonumber(ARGV[8]) then
-  redis.call('HSET', KEYS[1], 'state', 'failed', 'finished', now, 'eta', '',
-    'error', 'time limit')
-  redis.call('ZREM', KEYS[4], ARGV[6])
-  redis.call('PUBLISH', ARGV[9], ARGV[6])
-  return {'failed', attempt, '', ''}
+if attempt > tonumber(ARGV[4]) then
+  attempt = attempt - 1
+  return finish('failed', 'gave up after ' .. attempt .. ' attempts (worker lost)')
 end
-if state == 'running' and ARGV[7] ~= '1' and tonumber(s[4] or '0') > tonumber(now) then
-  return {'busy', attempt, s[4], s[5] or ''}
+
+local width, chunk = #(s[9] or ''), tonumber(ARGV[10])
+local have, keep = 0, 0
+local n = redis.call('LLEN', KEYS[2])
+if n > 0 and width > 0 then
+  have = ((n - 1) * chunk * width + #redis.call('LINDEX', KEYS[2], -1)) / width
 end
-if attempt >= tonumber(ARGV[4]) then
-  redis.call('HSET', KEYS[1], 'state', 'failed', 'finished', now, 'eta', '',
-    'error', 'gave up after ' .. attempt .. ' attempts (worker lost)')
-  redis.call('ZREM', KEYS[4], ARGV[6])
-  redis.call('PUBLISH', ARGV[9], ARGV[6])
-  return {'failed', attempt, '', ''}
+local resume = s[7] and s[7] ~= '' and width > 0
+if resume then keep = math.min(have, tonumber(s[8] or '0')) end
+-- Keep exactly the solutions stored up to the checkpoint (none without one).
+if keep <= 0 then
+  redis.call('DEL', KEYS[2])
+elseif have > keep then
+  local chunks = math.floor((keep + chunk - 1) / chunk)
+  redis.call('LTRIM', KEYS[2], 0, chunks - 1)
+  local last = redis.call('LINDEX', KEYS[2], -1)
+  local tail = (keep - (chunks - 1) * chunk) * width
+  if #last > tail then redis.call('LSET', KEYS[2], -1, string.sub(last, 1, tail)) end
 end
-attempt = attempt + 1
-redis.call('DEL', KEYS[2], KEYS[3])
-if not redis.call('HGET', KEYS[1], 'started') or redis.call('HGET', KEYS[1], 'started') == '' then
+-- What the cut-away solutions counted towards the job's (sharded) cap and the client's budget.
+if have > keep and s[14] and s[14] ~= '' then
+  redis.call('HINCRBY', s[14], 'stored_all', keep - have)
+end
+if have > keep and s[15] and s[15] ~= '' then redis.call('DECRBY', s[15], have - keep) end
+if resume then
+  local c = redis.call('HMGET', KEYS[1], 'cp_progress', 'cp_nodes', 'cp_found', 'cp_truncated',
+    'cp_ran')
+  redis.call('HSET', KEYS[1], 'progress', c[1] or '0', 'nodes', c[2] or '0', 'found',
+    c[3] or '0', 'truncated', c[4] or '0', 'ran', c[5] or '0')
+else
+  redis.call('DEL', KEYS[3])
+  redis.call('HSET', KEYS[1], 'progress', '0', 'nodes', '0', 'found', '0', 'truncated', '0',
+    'ran', '0', 'cp', '')
+end
+redis.call('HSET', KEYS[1], 'stored_count', keep)
+if not s[11] or s[11] == '' then
   redis.call('HSET', KEYS[1], 'started', now)
+  if s[12] and s[13] then
+    observe(KEYS[5], 'queue_wait:' .. s[12], math.max(0, tonumber(now) - tonumber(s[13])))
+  end
 end
-redis.call('HSET', KEYS[1], 'state', 'running', 'attempt', attempt, 'lease', ARGV[2],
-  'holder', ARGV[3], 'progress', '0', 'nodes', '0', 'found', '0', 'truncated', '0',
-  'batch', '0', 'eta', '', 'error', '', 'solution', '', 'run_started', now)
+redis.call('HSET', KEYS[1], 'state', 'running', 'attempt', attempt,
+  'claims', tonumber(s[10] or '0') + 1, 'lease', ARGV[2], 'holder', ARGV[3], 'batch', '0',
+  'eta', '', 'error', '', 'solution', '', 'run_started', now, 'stop', '')
 redis.call('ZADD', KEYS[4], ARGV[2], ARGV[6])
+redis.call('ZREM', KEYS[6], ARGV[6])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 redis.call('EXPIRE', KEYS[4], ARGV[5])
 return {'run', attempt, ARGV[2], ARGV[3], redis.call('HGETALL', KEYS[1])}

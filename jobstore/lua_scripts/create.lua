@@ -1,16 +1,16 @@
 -- Creates a job record unless an identical live or succeeded job exists, and pushes its Celery
--- task message onto the broker's list for its queue (jobstore/messages.py builds it): the record
--- and its message appear together or not at all, in one round trip. The request is first
--- counted against the client's rate windows (every request counts, even an identical one).
--- The dedup string and the client's set hold job keys (not ids), so no key is built here.
--- KEYS: job hash, dedup string, queued zset, broker list, the client's set of unfinished jobs
---       (checked only when the cap is above 0), n rate window counters.
+-- task message onto its lane's list (jobstore/messages.py builds it): the record and its
+-- message appear together or not at all, in one round trip. The request is first counted
+-- against the client's rate windows (every request counts, even an identical one). The dedup
+-- string and the client's set hold job keys (not ids), so no key is built here.
+-- KEYS: job hash, dedup string, queued zset, lane list, the client's set of unfinished jobs
+--       (checked only when the cap is above 0), jobs zset, stats hash, n rate window counters.
 -- ARGV: ttl, client cap (0: none), job_id, created, message, n,
 --       amount, seconds per rate window..., field/value pairs...
 -- Returns {'limited', seconds} | {'existing', old_id} | {'full', ''} (the client is at its cap)
 -- | {'created', ''}.
 local n = tonumber(ARGV[6])
-local wait = over_rate(6, n, 7)
+local wait = over_rate(8, n, 7)
 if wait > 0 then return {'limited', tostring(wait)} end
 local old = redis.call('GET', KEYS[2])
 if old then
@@ -43,4 +43,7 @@ redis.call('SET', KEYS[2], KEYS[1], 'EX', ttl)
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
 redis.call('EXPIRE', KEYS[3], ttl)
 redis.call('LPUSH', KEYS[4], ARGV[5])
+redis.call('ZADD', KEYS[6], ARGV[4], ARGV[3])
+redis.call('EXPIRE', KEYS[6], ttl)
+redis.call('HINCRBY', KEYS[7], 'submitted:' .. redis.call('HGET', KEYS[1], 'mode'), 1)
 return {'created', ''}

@@ -1,15 +1,18 @@
--- KEYS: parent hash, leases zset, then n shard hashes, n solution lists, n grids.
+-- KEYS: parent hash, leases zset, stats hash, then n shard hashes, n solution lists, n grids.
 -- ARGV: now, n, ttl, parent id, cap (solutions stored at most), the finished channel.
+-- Only a user's cancel (the parent's cancel flag) ends a sharded job canceled: shards stopped
+-- because a sibling failed (its time limit, its attempts) make the whole job fail with that
+-- sibling's error.
 -- When every shard is terminal, ends the parent and refreshes every key's TTL.
 -- Returns the parent's state (running while a shard is not terminal), gone or mismatch.
-local p = redis.call('HMGET', KEYS[1], 'state', 'shards')
+local p = redis.call('HMGET', KEYS[1], 'state', 'shards', 'cancel')
 if not p[1] then return 'gone' end
 if p[1] == 'succeeded' or p[1] == 'failed' or p[1] == 'canceled' then return p[1] end
 if p[2] ~= ARGV[2] then return 'mismatch' end
 local n = tonumber(ARGV[2])
 local found, nodes, progress, failed, canceled = 0, 0, 0, nil, false
 for i = 1, n do
-  local s = redis.call('HMGET', KEYS[2 + i], 'state', 'found', 'nodes', 'progress', 'share',
+  local s = redis.call('HMGET', KEYS[3 + i], 'state', 'found', 'nodes', 'progress', 'share',
     'error')
   if not s[1] then
     failed = failed or 'a shard expired'
@@ -29,16 +32,20 @@ for i = 1, n do
   end
 end
 local state = 'succeeded'
-if failed then state = 'failed' elseif canceled then state = 'canceled' end
+local flagged = p[3] and p[3] ~= ''
+if canceled and not failed and not flagged then failed = 'a shard was stopped' end
+if failed and not flagged then state = 'failed' elseif canceled or failed then state = 'canceled' end
 if state == 'succeeded' then progress = 1 else progress = math.min(progress, 0.999999) end
 local truncated = '0'
 if found > tonumber(ARGV[5]) then truncated = '1' end
 redis.call('HSET', KEYS[1], 'state', state, 'finished', ARGV[1], 'eta', '', 'found',
   string.format('%d', found), 'nodes', string.format('%d', nodes), 'progress',
-  string.format('%.17g', progress), 'truncated', truncated, 'error', failed or '')
+  string.format('%.17g', progress), 'truncated', truncated, 'error',
+  (state == 'failed' and failed) or '')
 redis.call('ZREM', KEYS[2], ARGV[4])
 for i = 1, #KEYS do
-  if i ~= 2 then redis.call('EXPIRE', KEYS[i], ARGV[3]) end
+  if i ~= 2 and i ~= 3 then redis.call('EXPIRE', KEYS[i], ARGV[3]) end
 end
+ended(KEYS[3], KEYS[1], state, ARGV[1])
 redis.call('PUBLISH', ARGV[6], ARGV[4])
 return state

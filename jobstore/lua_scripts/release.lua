@@ -1,6 +1,6 @@
--- KEYS: parent hash, leases zset.  ARGV: attempt, parent id.
--- Every shard task is sent: the parent no longer needs a lease of its own (the shards have one).
-local p = redis.call('HMGET', KEYS[1], 'state', 'attempt')
+-- KEYS: parent hash, leases zset.  ARGV: claims, parent id.
+-- The job is split: the parent no longer needs a lease of its own (its shards have theirs).
+local p = redis.call('HMGET', KEYS[1], 'state', 'claims')
 if p[1] ~= 'running' or p[2] ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'lease', '0')
 redis.call('ZREM', KEYS[2], ARGV[2])

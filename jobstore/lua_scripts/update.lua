@@ -1,50 +1,87 @@
--- KEYS: job hash, solutions list, grid hash, leases zset.
--- ARGV: attempt, now, lease_until, ttl, cap, batch_seq, job_id, final_state ('' = still running),
+-- A running job's write: progress fields (with its checkpoint), grid cells, one batch of
+-- solutions, and at the end its final state. Guarded by the run's claim number, so a run that
+-- lost its claim (taken over, or handed back) writes nothing.
+-- KEYS: job hash, solutions list, grid hash, leases zset, stats hash, then n_lanes lane lists
+--       whose waiting messages should make this run yield its worker.
+-- ARGV: claims, now, lease_until, ttl, cap, batch_seq, job_id, final_state ('' = still running),
 --       width, batch (solutions of `width` characters each, concatenated), chunk, the finished
---       channel (the final write publishes "id\n{record as JSON}" there), n_fields,
---       field/value pairs..., n_grid, grid field/value pairs...
+--       channel (the final write publishes "id\n{record as JSON}" there), budget (solutions a
+--       client may store within the TTL; 0: no budget), n_lanes, n_fields, field/value pairs...,
+--       n_grid, grid field/value pairs...
 -- The list holds chunks of `chunk` solutions; only the last one may be partial and is topped
--- up with LSET (compact in memory, one list element per thousand solutions).
--- Returns 0 when refused (stale attempt or job not running), 1 when written, 2 when written
--- and a cancel has been requested.
-local s = redis.call('HMGET', KEYS[1], 'state', 'attempt', 'cancel', 'batch')
+-- up with LSET (compact in memory, one list element per thousand solutions). What is stored is
+-- capped by the job's cap (for a shard: the cap of its whole job) and the client's budget.
+-- Returns 0 when refused (stale run or job not running), else 1 when written, 2 when a cancel
+-- was requested, 3 when the worker is asked to stop (it hands the job back), 4 when another
+-- job waits in a lane that should go first (the run should yield its worker).
+local s = redis.call('HMGET', KEYS[1], 'state', 'claims', 'cancel', 'batch', 'stop',
+  'stored_count', 'parent_key', 'budget_key')
 if s[1] ~= 'running' or s[2] ~= ARGV[1] then return 0 end
-local i = 13
+local lanes = tonumber(ARGV[14])
+local i = 15
 local nf = tonumber(ARGV[i])
-if nf > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, i + 1, i + 2 * nf)) end
+local checkpoint = false
+if nf > 0 then
+  redis.call('HSET', KEYS[1], unpack(ARGV, i + 1, i + 2 * nf))
+  for j = i + 1, i + 2 * nf, 2 do
+    if ARGV[j] == 'cp' then checkpoint = true end
+  end
+end
 i = i + 2 * nf + 1
 local ng = tonumber(ARGV[i])
 if ng > 0 then redis.call('HSET', KEYS[3], unpack(ARGV, i + 1, i + 2 * ng)) end
 local seq, width, data = tonumber(ARGV[6]), tonumber(ARGV[9]), ARGV[10]
+local ttl = ARGV[4]
 if seq > tonumber(s[4] or '0') then
   local cw = tonumber(ARGV[11]) * width
-  local llen = redis.call('LLEN', KEYS[2])
-  local last = ''
-  if llen > 0 then last = redis.call('LINDEX', KEYS[2], -1) end
-  local stored = 0
-  if llen > 0 then stored = ((llen - 1) * cw + #last) / width end
+  local stored = tonumber(s[6] or '0')
   local n = math.floor(#data / width)
-  local room = math.max(tonumber(ARGV[5]) - stored, 0)
+  local room, why = tonumber(ARGV[5]) - stored, 'cap'
+  local parent, budget = s[7], s[8]
+  if parent and parent ~= '' then
+    room = math.min(room, tonumber(ARGV[5]) - tonumber(redis.call('HGET', parent, 'stored_all')
+      or '0'))
+  end
+  if budget and budget ~= '' and tonumber(ARGV[13]) > 0 then
+    local left = tonumber(ARGV[13]) - tonumber(redis.call('GET', budget) or '0')
+    if left < room then room, why = left, 'budget' end
+  end
+  room = math.max(room, 0)
   if n > room then
     n = room
-    redis.call('HSET', KEYS[1], 'truncated', '1')
+    redis.call('HSET', KEYS[1], 'truncated', '1', 'truncated_reason', why)
   end
   data = string.sub(data, 1, n * width)
-  if llen > 0 and #last < cw and #data > 0 then
-    local fill = cw - #last
-    redis.call('LSET', KEYS[2], -1, last .. string.sub(data, 1, fill))
-    data = string.sub(data, fill + 1)
-  end
-  while #data > 0 do
-    redis.call('RPUSH', KEYS[2], string.sub(data, 1, cw))
-    data = string.sub(data, cw + 1)
+  if n > 0 then
+    local llen = redis.call('LLEN', KEYS[2])
+    local last = ''
+    if llen > 0 then last = redis.call('LINDEX', KEYS[2], -1) end
+    if llen > 0 and #last < cw then
+      local fill = cw - #last
+      redis.call('LSET', KEYS[2], -1, last .. string.sub(data, 1, fill))
+      data = string.sub(data, fill + 1)
+    end
+    while #data > 0 do
+      redis.call('RPUSH', KEYS[2], string.sub(data, 1, cw))
+      data = string.sub(data, cw + 1)
+    end
+    redis.call('HSET', KEYS[1], 'stored_count', stored + n)
+    if parent and parent ~= '' then redis.call('HINCRBY', parent, 'stored_all', n) end
+    if budget and budget ~= '' then
+      if redis.call('INCRBY', budget, n) == n then redis.call('EXPIRE', budget, ttl) end
+    end
   end
   redis.call('HSET', KEYS[1], 'batch', seq)
 end
-local ttl = ARGV[4]
+if checkpoint then
+  -- What a resumed run keeps: exactly the solutions stored up to this write.
+  local c = redis.call('HMGET', KEYS[1], 'stored_count', 'truncated')
+  redis.call('HSET', KEYS[1], 'cp_stored', c[1] or '0', 'cp_truncated', c[2] or '0')
+end
 if ARGV[8] ~= '' then
   redis.call('HSET', KEYS[1], 'state', ARGV[8], 'finished', ARGV[2], 'eta', '')
   redis.call('ZREM', KEYS[4], ARGV[7])
+  ended(KEYS[5], KEYS[1], ARGV[8], ARGV[2])
   -- The record goes along, so whoever waits for this job need not read it back.
   local flat, record = redis.call('HGETALL', KEYS[1]), {}
   for j = 1, #flat, 2 do record[flat[j]] = flat[j + 1] end
@@ -58,4 +95,9 @@ redis.call('EXPIRE', KEYS[2], ttl)
 redis.call('EXPIRE', KEYS[3], ttl)
 redis.call('EXPIRE', KEYS[4], ttl)
 if s[3] and s[3] ~= '' then return 2 end
+if ARGV[8] ~= '' then return 1 end
+if s[5] and s[5] ~= '' then return 3 end
+for j = 1, lanes do
+  if redis.call('LLEN', KEYS[5 + j]) > 0 then return 4 end
+end
 return 1

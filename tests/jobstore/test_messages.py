@@ -11,7 +11,7 @@ from typing import Any
 
 import redis
 
-from jobstore import Job, JobStore, Mode, Settings, State
+from jobstore import Job, JobStore, Keys, Mode, Settings, State
 from jobstore.messages import task_message
 from worker.celery_app import make_app
 
@@ -26,7 +26,7 @@ def published_by_kombu(settings: Settings, client: redis.Redis) -> dict[str, Any
         app.send_task(Mode.SOLVE.task, args=["job-1"], queue="solve", expires=settings.ttl)
     finally:
         app.close()
-    raw = client.lpop("solve")
+    raw = client.lpop(Keys(settings.key_prefix).lane(Mode.SOLVE, 0))
     assert raw is not None
     return dict(json.loads(raw))
 
@@ -72,8 +72,9 @@ def test_submit_pushes_record_and_message_together(
     store = JobStore(settings)
     client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
     job = store.submit("solve", "SEND + MORE = MONEY")
-    assert client.llen("solve") == 1
-    message = json.loads(client.lindex("solve", 0) or "{}")
+    lane = store.keys.lane(Mode.SOLVE, 0)  # a small job goes to the first lane
+    assert client.llen(lane) == 1
+    message = json.loads(client.lindex(lane, 0) or "{}")
     assert json.loads(base64.b64decode(message["body"]))[0] == [job.id]
     assert message["headers"]["task"] == Mode.SOLVE.task == "worker.tasks.solve_job"
     worker_factory(settings, queues="solve")

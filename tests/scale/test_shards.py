@@ -15,8 +15,9 @@ import redis
 import alphametic
 from jobstore import Job, JobStore, Keys, Settings, State
 from jobstore.shards import shard_id
+from tests.support.chaos import holder_pid
 from tests.support.processes import WorkerProcess
-from tests.support.puzzles import encode
+from tests.support.puzzles import all_compact, engine_list
 from worker.shards import plan
 
 # 290,304 solutions, about a second of search: 11 shards at depth 1 (base 11).
@@ -27,26 +28,11 @@ BIG: tuple[str, dict[str, Any]] = ("A + B + C + D + E = F + G + H + I", {"base":
 KILLABLE: tuple[str, dict[str, Any]] = ("A + B + C + D = E + F + G + H", {"base": 12})
 
 
-def engine_list(text: str, options: dict[str, Any]) -> list[str]:
-    """Every solution from the unsharded engine, compact, in its deterministic order."""
-    return [encode(s) for s in alphametic.Search(alphametic.parse(text, **options)).solutions()]
-
-
 def shard_records(settings: Settings, job_id: str) -> list[dict[str, str]]:
     """The shard records of a job, in shard order (read straight from Redis)."""
     client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
     n = int(client.hget(Keys(settings.key_prefix).job(job_id), "shards") or 0)
     return [client.hgetall(Keys(settings.key_prefix).job(shard_id(job_id, i))) for i in range(n)]
-
-
-def all_compact(store: JobStore, job_id: str, page: int = 50_000) -> list[str]:
-    """Read the whole stored list through paged reads."""
-    items: list[str] = []
-    while True:
-        _letters, texts, total, _truncated = store.compact(job_id, len(items), page)
-        items += texts
-        if not texts or len(items) >= total:
-            return items
 
 
 def two_workers(worker_factory: Any, settings: Settings) -> list[WorkerProcess]:
@@ -152,7 +138,7 @@ def test_killed_shard_reruns_alone(
     while not victim and time.monotonic() < deadline:
         for record in shard_records(sharding, job.id):
             if record.get("state") == "running" and float(record.get("progress") or 0) < 0.3:
-                pid = int(record["holder"].rsplit("|", 1)[1])
+                pid = holder_pid(record["holder"])
                 assert pid in children
                 os.kill(pid, signal.SIGKILL)
                 victim = record["id"]

@@ -152,9 +152,10 @@ def running_with_output(store: JobStore, job_id: str) -> Job | None:
     return job if store.compact(job_id, 0, 0)[2] > 0 else None
 
 
-def holder_pid(job: Job) -> int:
-    """Process id of the pool process holding a running job ("node|machine|pid")."""
-    return int(job.holder.rsplit("|", 1)[1])
+def holder_pid(job: Job | str) -> int:
+    """The pid of the pool process holding a job (worker/holder.py names it 5th)."""
+    holder = job if isinstance(job, str) else job.holder
+    return int(holder.split("|")[4])
 
 
 def finished_after(jobs: list[Job], fault: float) -> float:

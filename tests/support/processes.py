@@ -182,6 +182,7 @@ class WorkerProcess(Spawned):
         concurrency: int = 1,
         env: dict[str, str] | None = None,
         name: str | None = None,
+        wrap: list[str] | None = None,
     ) -> None:
         WorkerProcess.counter += 1
         self.settings = settings
@@ -192,7 +193,8 @@ class WorkerProcess(Spawned):
             "-Q", queues, "-c", str(concurrency), "-n", self.name, "-l", "INFO",
             "--without-gossip", "--without-mingle",
         ]  # fmt: skip
-        super().__init__(args, settings, env or {}, "worker")
+        # `wrap` runs it under another command (unshare for a PID namespace of its own).
+        super().__init__([*(wrap or []), *args], settings, env or {}, "worker")
 
     def wait_ready(self, timeout: float = 30) -> WorkerProcess:
         """Wait until the worker reports ready (its pool is up and it consumes)."""
@@ -241,7 +243,10 @@ class WorkerProcess(Spawned):
 
 
 class WebServer(Spawned):
-    """gunicorn serving web.wsgi:app on a free port, on these settings (its own session)."""
+    """gunicorn serving web.wsgi:app on a free port, on these settings (its own session).
+
+    By default gthread with `workers` x `threads`; `command` starts another setup instead.
+    """
 
     def __init__(
         self,
@@ -249,7 +254,9 @@ class WebServer(Spawned):
         workers: int = 1,
         threads: int = 8,
         env: dict[str, str] | None = None,
+        command: Callable[[int], list[str]] | None = None,
     ) -> None:
+        """`command(port)`, when given, is the whole server command (e.g. scripts.run.web_argv)."""
         self.port = free_port()
         # --no-control-socket: gunicorn's control socket has one fixed path under $HOME.
         args = [
@@ -257,6 +264,8 @@ class WebServer(Spawned):
             "--workers", str(workers), "--threads", str(threads), "--timeout", "30",
             "--no-control-socket", "web.wsgi:app",
         ]  # fmt: skip
+        if command is not None:
+            args = command(self.port)
         super().__init__(
             args, settings, {"ALPHAMETIC_SECRET_KEY": "test-secret-key", **(env or {})}, "web"
         )

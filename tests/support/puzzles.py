@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import alphametic
-from jobstore import DIGITS
+from jobstore import DIGITS, JobStore
 
 # A whole-job enumeration of ~1.5 M solutions: long enough to cancel or cap mid-way.
 LONG: tuple[str, dict[str, Any]] = ("A + B + C + D + E = F + G + H + I", {"base": 16})
@@ -31,3 +31,18 @@ def holds(puzzle: str, options: Mapping[str, Any], solution: Mapping[str, int]) 
     right = sum(sign * value(word) for sign, word in parsed.right)
     distinct = len(set(solution.values())) == len(solution)
     return left == right and distinct
+
+
+def engine_list(text: str, options: Mapping[str, Any]) -> list[str]:
+    """Every solution from the unsharded engine, compact, in its deterministic order."""
+    return [encode(s) for s in alphametic.Search(alphametic.parse(text, **options)).solutions()]
+
+
+def all_compact(store: JobStore, job_id: str, page: int = 50_000) -> list[str]:
+    """A job's whole stored list, read through paged reads."""
+    items: list[str] = []
+    while True:
+        _letters, texts, total, _truncated = store.compact(job_id, len(items), page)
+        items += texts
+        if not texts or len(items) >= total:
+            return items
