@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from .cli_batch import open_batch, run_batch
 from .cli_console import Console, ProgressBar, catch_interrupt
-from .explain import explain
+from .explain import SEARCH_SECONDS, explain
 from .puzzle import LeadingZeros, Puzzle, PuzzleError, parse
 from .render import render_line, render_sum
 from .search import Search, as_dict
@@ -109,9 +109,16 @@ def _build_parser() -> argparse.ArgumentParser:
         help="explain step by step how to solve a puzzle, and rate how hard it is",
         description="Explain how to solve a puzzle as a person would: column by column, "
         "with carries, then a few cases, and rate its difficulty.",
-        epilog="exit status: 0 solved, 1 no solution, 2 bad input.",
+        epilog="exit status: 0 solved, 1 no solution (or none found in time), 2 bad input.",
     )
     explain_command.add_argument("--json", action="store_true", help="print JSON")
+    explain_command.add_argument(
+        "--seconds",
+        type=float,
+        default=SEARCH_SECONDS,
+        metavar="S",
+        help=f"time the search may take to find the solution (default {SEARCH_SECONDS:g})",
+    )
     explain_command.add_argument("puzzle", nargs="+", metavar="PUZZLE", help="the puzzle text")
     return parser
 
@@ -165,7 +172,7 @@ def _fixes(pairs: list[tuple[str, int]]) -> dict[str, int]:
 
 def _run_explain(args: argparse.Namespace, text: str) -> int:
     """Explain one puzzle as text or JSON."""
-    explanation = explain(_parse(args, text))
+    explanation = explain(_parse(args, text), seconds=args.seconds)
     if args.json:
         print(json.dumps(explanation.as_json()))
     else:

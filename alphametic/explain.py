@@ -24,6 +24,7 @@ _LOOK = 6  # letters and carries with the fewest values looked ahead at before a
 # Work budgets in column nodes (about a microsecond each), so that the same puzzle always gets
 # the same explanation: look ahead before splits up to the first, split no more past the second.
 LOOK_BUDGET, WORK_BUDGET = 150_000, 300_000
+SEARCH_SECONDS = 5.0  # the engine's search for the first solution stops after this
 _COUNT_SECONDS = 0.3  # counting the solutions stops after this (the count then says "more than")
 
 
@@ -76,8 +77,12 @@ class Explanation:
         return out
 
 
-def explain(puzzle: Puzzle) -> Explanation:
-    """Explain how to solve the puzzle, step by step, and rate how hard it is."""
+def explain(puzzle: Puzzle, *, seconds: float = SEARCH_SECONDS) -> Explanation:
+    """Explain how to solve the puzzle, step by step, and rate how hard it is.
+
+    The deductions take a bounded amount of work (well under a second); the engine's search
+    for the solution itself gets `seconds`, after which the explanation says it stopped.
+    """
     tally = Tally()
     if puzzle.left and puzzle.right:
         model = Model.of(puzzle)
@@ -88,8 +93,8 @@ def explain(puzzle: Puzzle) -> Explanation:
         steps = [Step("not_a_sum", {"count": len(puzzle.letters)})]
         tally.open_letters = len(puzzle.letters)
     tally.deductions = sum(1 for step in steps if step.case is None)
-    solution, count, complete = _answer(puzzle)
-    steps.append(_ending(puzzle, solution, count, complete))
+    solution, count, complete = _answer(puzzle, seconds)
+    steps.append(_ending(puzzle, solution, count, complete, seconds))
     return Explanation(puzzle, steps, solution, count, complete, tally)
 
 
@@ -224,21 +229,28 @@ def _layout(model: Model, state: State) -> Step:
     return Step("columns", {"first": 1, "high": high, "low": low})
 
 
-def _answer(puzzle: Puzzle) -> tuple[dict[str, int] | None, int, bool]:
-    """Return the engine's first solution, the number of solutions and whether it is exact."""
-    deadline = time.monotonic() + _COUNT_SECONDS
-    first = next(Search(puzzle).solutions(), None)
+def _answer(puzzle: Puzzle, seconds: float) -> tuple[dict[str, int] | None, int, bool]:
+    """Return the engine's first solution, the number of solutions and whether that is exact.
+
+    No solution with complete False means the search ran out of time before finding one.
+    """
+    started = time.monotonic()
+    first_search = Search(puzzle, check=lambda _: time.monotonic() - started > seconds)
+    first = next(first_search.solutions(), None)
     if first is None:
-        return None, 0, True
+        return None, 0, not first_search.stopped
+    deadline = time.monotonic() + _COUNT_SECONDS
     search = Search(puzzle, check=lambda _: time.monotonic() > deadline)
     total = search.count()
     return as_dict(puzzle, first), max(total, 1), not search.stopped
 
 
-def _ending(puzzle: Puzzle, solution: dict[str, int] | None, count: int, complete: bool) -> Step:
+def _ending(
+    puzzle: Puzzle, solution: dict[str, int] | None, count: int, complete: bool, seconds: float
+) -> Step:
     """Return the last step: no solution, or the solution and how many there are."""
     if solution is None:
-        return Step("no_solution", {})
+        return Step("no_solution" if complete else "search_stopped", {"seconds": seconds})
     facts = {x: [d] for x, d in solution.items()} if count == 1 and complete else {}
     params: dict[str, Any] = {"line": render_line(puzzle, solution).split(" | ", 1)[1]}
     if count == 1 and complete:

@@ -80,7 +80,8 @@ ENGLISH: dict[str, str] = {
     "about here; the search tries the {count} letters.",
     "cap": "That is enough cases to follow by hand; the search does the rest.",
     "no_solution": "Every possibility fails, so the puzzle has no solution.",
-    "solution": "The solution is {line}.",
+    "search_stopped": "The search found no solution within {seconds:g} s and stopped there, so "
+    "whether there is one is still open.",
     "solution_unique": "The solution, and the only one, is {line}.",
     "solutions": "The puzzle has {count} solutions; the first is {line}.",
     "solutions_many": "The puzzle has more than {count} solutions; the first is {line}.",

@@ -210,3 +210,14 @@ def test_a_puzzle_that_is_not_a_sum_is_left_to_the_search() -> None:
     assert [s.key for s in explanation.steps][0] == "not_a_sum"
     assert explanation.solution in solutions(puzzle)
     assert explanation.difficulty.label == "fiendish"
+
+
+def test_a_search_that_takes_too_long_is_said_to_stop() -> None:
+    puzzle = parse("ABCDEFGHIJKLM + NOPQRSTUVWXYZ = ZYXWVUTSRQPONA", base=36)  # minutes
+    explanation = explain(puzzle, seconds=0.2)
+    assert explanation.solution is None and not explanation.count_complete
+    assert explanation.steps[-1].key == "search_stopped"
+    assert explanation.steps[-1].text() == (
+        "The search found no solution within 0.2 s and stopped there, so whether there is one "
+        "is still open."
+    )
