@@ -12,9 +12,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .connection import connect
 from .keys import Keys
 from .messages import task_message
-from .model import Job, Mode
+from .model import QUEUES, Job, Mode
+from .settings import Settings
 from .shards import shard_keys
 from .store import JobStore
 from .workers import count_workers
@@ -175,6 +177,22 @@ def workers(store: JobStore) -> list[dict[str, Any]]:
     for name, node in nodes.items():
         node["jobs"] = running.get(name, [])
     return sorted(nodes.values(), key=lambda node: str(node["name"]))
+
+
+def worker_alive(name: str, settings: Settings | None = None) -> bool:
+    """Whether worker node `name` sent a heartbeat lately (the compose healthcheck asks)."""
+    settings = settings or Settings.from_env()
+    client = connect(settings)
+    since = time.time() - 3 * settings.heartbeat_interval - 1
+    keys = Keys(settings.key_prefix)
+    try:
+        with client.pipeline(transaction=False) as pipe:
+            for queue in QUEUES:
+                pipe.zscore(keys.workers(queue), name)
+            seen = pipe.execute()
+    finally:
+        client.close()
+    return any(score is not None and float(score) >= since for score in seen)
 
 
 def queues(store: JobStore) -> dict[str, dict[str, int]]:

@@ -8,8 +8,9 @@ without a login (FLOWER_UNAUTHENTICATED_API) is taken out of its environment.
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 OPEN_API = "FLOWER_UNAUTHENTICATED_API"
@@ -34,6 +35,18 @@ def credentials(raw: str) -> list[tuple[str, str]]:
     return pairs
 
 
+def login(env: Mapping[str, str]) -> str:
+    """FLOWER_BASIC_AUTH, checked; without it Flower does not start."""
+    auth = env.get("FLOWER_BASIC_AUTH", "").strip()
+    if not auth:
+        raise FlowerSettingsError(
+            "Flower needs a login: set FLOWER_BASIC_AUTH=user:password (e.g. "
+            "FLOWER_BASIC_AUTH=admin:long-password make run FLOWER_PORT=5555)"
+        )
+    credentials(auth)
+    return auth
+
+
 @dataclass(frozen=True)
 class FlowerConfig:
     """Where Flower listens and who may log in."""
@@ -49,14 +62,7 @@ class FlowerConfig:
             return None
         if not raw_port.isdigit() or not 0 < int(raw_port) <= 65535:
             raise FlowerSettingsError(f"FLOWER_PORT must be a port number, got {raw_port!r}")
-        auth = env.get("FLOWER_BASIC_AUTH", "").strip()
-        if not auth:
-            raise FlowerSettingsError(
-                "FLOWER_PORT is set but FLOWER_BASIC_AUTH is not: give Flower a login, e.g. "
-                "FLOWER_BASIC_AUTH=admin:long-password make run FLOWER_PORT=5555"
-            )
-        credentials(auth)
-        return cls(int(raw_port), auth)
+        return cls(int(raw_port), login(env))
 
     def argv(self) -> list[str]:
         """`celery flower` on loopback (the login comes through the environment, not argv)."""
@@ -65,6 +71,28 @@ class FlowerConfig:
 
     def env(self, base: Mapping[str, str]) -> dict[str, str]:
         """The child's environment: the login set, the open-API switch removed."""
-        env = {name: value for name, value in base.items() if name != OPEN_API}
-        env["FLOWER_BASIC_AUTH"] = self.basic_auth
-        return env
+        return flower_env(base, self.basic_auth)
+
+
+def flower_env(base: Mapping[str, str], auth: str) -> dict[str, str]:
+    """An environment for Flower: this login, and never the switch that opens its API."""
+    env = {name: value for name, value in base.items() if name != OPEN_API}
+    env["FLOWER_BASIC_AUTH"] = auth
+    return env
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m scripts.flower [flower options]`: compose's Flower, refused without a login."""
+    try:
+        auth = login(os.environ)
+    except FlowerSettingsError as exc:
+        print(f"flower: {exc}", file=sys.stderr)
+        return 2
+    options = list(sys.argv[1:] if argv is None else argv)
+    command = [sys.executable, "-m", "celery", "-A", "worker", "flower", *options]
+    os.execve(sys.executable, command, flower_env(os.environ, auth))
+    return 0  # not reached
+
+
+if __name__ == "__main__":
+    sys.exit(main())

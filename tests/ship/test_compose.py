@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import subprocess
 import sys
 from importlib.metadata import entry_points
@@ -59,8 +60,8 @@ def test_services_and_profiles(compose: dict[str, Any]) -> None:
         assert not svc[name].get("profiles"), name
 
 
-def test_redis_keeps_work_and_reports_health(compose: dict[str, Any]) -> None:
-    """Append-only everysec, noeviction, a redis-cli ping healthcheck and a data volume."""
+def test_redis_keeps_work_is_bounded_and_needs_a_password(compose: dict[str, Any]) -> None:
+    """Append-only everysec, maxmemory + noeviction, requirepass from REDIS_PASSWORD, a volume."""
     redis = services(compose)["redis"]
     words = command(redis)
     pairs = dict(zip(words[1::2], words[2::2], strict=False))
@@ -68,9 +69,36 @@ def test_redis_keeps_work_and_reports_health(compose: dict[str, Any]) -> None:
     assert pairs["--appendonly"] == "yes"
     assert pairs["--appendfsync"] == "everysec"
     assert pairs["--maxmemory-policy"] == "noeviction"
-    assert redis["healthcheck"]["test"][-2:] == ["redis-cli", "ping"]
+    assert re.fullmatch(r"\d+[kmg]b", pairs["--maxmemory"])  # noeviction means something
+    assert pairs["--requirepass"].startswith("${REDIS_PASSWORD:?")  # no default: must be set
+    assert "redis-cli ping" in " ".join(redis["healthcheck"]["test"])
     volume = redis["volumes"][0]
     assert volume.split(":")[0] in compose["volumes"] and volume.endswith(":/data")
+    for service in services(compose).values():
+        if "build" in service:
+            url = environment(service)["REDIS_URL"]
+            assert url.startswith("redis://:${REDIS_PASSWORD:?") and url.endswith("@redis:6379/0")
+
+
+def test_every_service_is_checked_bounded_and_given_time_to_stop(compose: dict[str, Any]) -> None:
+    """A healthcheck, CPU and memory limits and a 60 s stop grace period for every service."""
+    for name, service in services(compose).items():
+        assert service["healthcheck"]["test"][0] in ("CMD", "CMD-SHELL"), name
+        limits = service["deploy"]["resources"]["limits"]
+        assert limits["cpus"] and limits["memory"], name
+        assert service["stop_grace_period"] == "60s", name
+    for name in WORKERS:
+        probe = " ".join(services(compose)[name]["healthcheck"]["test"])
+        queue = name.removeprefix("worker-")
+        assert f"worker_alive('{queue}@' + socket.gethostname())" in probe  # its heartbeat
+
+
+def test_flower_never_runs_open(compose: dict[str, Any]) -> None:
+    """Flower starts through scripts.flower (which needs a login); the open API is never on."""
+    flower = services(compose)["flower"]
+    assert command(flower)[:3] == ["python", "-m", "scripts.flower"]
+    assert "FLOWER_UNAUTHENTICATED_API" not in COMPOSE.read_text()
+    assert "FLOWER_BASIC_AUTH" in environment(flower)
 
 
 def test_web_is_the_only_default_published_port(compose: dict[str, Any]) -> None:
@@ -139,6 +167,9 @@ def _check_gunicorn(words: list[str]) -> None:
 def test_commands_name_real_entry_points(compose: dict[str, Any], name: str) -> None:
     """Every command starts an installed console script with a module and options that exist."""
     words = command(services(compose)[name])
+    if words[:3] == ["python", "-m", "scripts.flower"]:
+        assert callable(importlib.import_module("scripts.flower").main)
+        words = ["celery", "-A", "worker", "flower", *words[3:]]  # what it runs, login checked
     assert entry_points(group="console_scripts", name=words[0]), words[0]
     {"celery": _check_celery, "gunicorn": _check_gunicorn}[words[0]](words)
 
@@ -161,7 +192,7 @@ def test_environment_variables_are_read_by_the_code(compose: dict[str, Any]) -> 
         if "build" not in service:
             continue  # the stock redis image gets no environment
         words = command(service)
-        tool = "flower" if words[:4][-1:] == ["flower"] else words[0]
+        tool = "flower" if any("flower" in word for word in words[:4]) else words[0]
         for var in environment(service):
             assert var in ours or _read_by_tool(tool, var), f"{name}: nothing reads {var}"
 
