@@ -69,8 +69,8 @@ ENGLISH: dict[str, str] = {
     "parity_all_fails": "Look at even and odd: only the units column decides whether the sum "
     "is even, and the {count} letters use every digit once, adding up to {total}, so "
     "{equation} (mod 2), which is impossible.",
-    "stall": "Deduction alone goes no further. {letter} has the fewest possibilities left "
-    "({digits:or}), so try each in turn.",
+    "stall": "Deduction alone goes no further here, so try each possibility for {letter} in "
+    "turn: {digits:or}.",
     "case_fails": "So {letter} = {digit} is impossible.",
     "case_solved": "Every letter is now known: {facts:facts}.",
     "case_open": "From here the search does the rest ({count} letters still open).",
