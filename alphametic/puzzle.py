@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from functools import cached_property
 
 from .expr import NUM, WORD, Node, check_powers, show, tokens
 from .grammar import parse_equations
+from .options import FixedDigits, LeadingZeros, check_base, check_fixed, check_policy
 from .syntax import LETTERS, MAX_CHARS, MAX_TERMS, PuzzleError, Term, linear_sides
+
+_NO_FIXED = FixedDigits()
 
 __all__ = [
     "MAX_CHARS",
@@ -23,50 +25,6 @@ __all__ = [
     "from_words",
     "parse",
 ]
-
-_MIN_BASE, _MAX_BASE = 2, 36
-
-
-class LeadingZeros(StrEnum):
-    """Which words may not start with the digit 0."""
-
-    MULTI_LETTER = "multi-letter"
-    ALLOW = "allow"
-    EVERY_WORD = "every-word"
-
-
-class FixedDigits(Mapping[str, int]):
-    """An immutable, hashable letter -> digit mapping (the puzzle's fixed letters)."""
-
-    __slots__ = ("_items", "_map")
-
-    def __init__(self, items: Mapping[str, int] | None = None) -> None:
-        pairs = tuple(sorted((items or {}).items()))
-        self._items: tuple[tuple[str, int], ...] = pairs
-        self._map: dict[str, int] = dict(pairs)
-
-    def __getitem__(self, key: str) -> int:
-        """Return the digit fixed for a letter."""
-        return self._map[key]
-
-    def __iter__(self) -> Iterator[str]:
-        """Iterate over the fixed letters in alphabetical order."""
-        return iter(self._map)
-
-    def __len__(self) -> int:
-        """Return how many letters are fixed."""
-        return len(self._items)
-
-    def __hash__(self) -> int:
-        """Hash by content so that equal puzzles hash alike."""
-        return hash(self._items)
-
-    def __repr__(self) -> str:
-        """Show the mapping like a dict."""
-        return f"FixedDigits({self._map!r})"
-
-
-_NO_FIXED = FixedDigits()
 
 
 @dataclass(frozen=True)
@@ -155,8 +113,8 @@ def parse(
         raise PuzzleError(f"the puzzle must be a string, not {type(text).__name__}")
     if len(text) > MAX_CHARS:
         raise PuzzleError(f"the puzzle is longer than {MAX_CHARS:,} characters", MAX_CHARS)
-    base = _check_base(base)
-    policy = _check_policy(leading_zeros)
+    base = check_base(base)
+    policy = check_policy(leading_zeros)
     sides = linear_sides(text)
     if sides is not None:
         return _build(sides[0], sides[1], base, policy, fixed)
@@ -188,29 +146,8 @@ def from_words(
             raise PuzzleError(f"{name} must be a non-empty word of letters A-Z, got {word!r}")
     left = tuple((1, w.upper()) for w in words)
     return _build(
-        left, ((1, result.upper()),), _check_base(base), _check_policy(leading_zeros), fixed
+        left, ((1, result.upper()),), check_base(base), check_policy(leading_zeros), fixed
     )
-
-
-def _check_base(base: object) -> int:
-    """Return the base if it is an int in 2..36."""
-    if isinstance(base, bool) or not isinstance(base, int):
-        raise PuzzleError(f"the base must be an integer from 2 to 36, not {base!r}")
-    if not _MIN_BASE <= base <= _MAX_BASE:
-        raise PuzzleError(f"the base must be from {_MIN_BASE} to {_MAX_BASE}, not {base}")
-    return base
-
-
-def _check_policy(policy: object) -> LeadingZeros:
-    """Return the leading-zero policy named by policy."""
-    if isinstance(policy, LeadingZeros):
-        return policy
-    if isinstance(policy, str):
-        for member in LeadingZeros:
-            if member.value == policy.strip().lower():
-                return member
-    names = ", ".join(m.value for m in LeadingZeros)
-    raise PuzzleError(f"unknown leading-zero policy {policy!r} (choose one of: {names})")
 
 
 def _build(
@@ -229,7 +166,7 @@ def _build(
         if not isinstance(fixed, Mapping):
             raise PuzzleError("fixed must map letters to digits")
         if fixed:
-            puzzle = replace(puzzle, fixed=_check_fixed(puzzle, fixed))
+            puzzle = replace(puzzle, fixed=_fixed(puzzle, fixed))
     return puzzle
 
 
@@ -278,40 +215,15 @@ def _build_expressions(
         if not isinstance(fixed, Mapping):
             raise PuzzleError("fixed must map letters to digits")
         if fixed:
-            puzzle = replace(puzzle, fixed=_check_fixed(puzzle, fixed))
+            puzzle = replace(puzzle, fixed=_fixed(puzzle, fixed))
     return puzzle
 
 
-def _check_fixed(puzzle: Puzzle, fixed: Mapping[str, int]) -> FixedDigits:
-    """Validate the fixed letters against the puzzle and return them normalised."""
-    result: dict[str, int] = {}
-    by_digit: dict[int, str] = {}
-    nonzero = puzzle.nonzero_letters()
-    for key, digit in fixed.items():
-        if not isinstance(key, str) or len(key) != 1 or key not in LETTERS:
-            raise PuzzleError(f"a fixed letter must be one letter A-Z, not {key!r}")
-        letter = key.upper()
-        if letter not in puzzle.letters:
-            raise PuzzleError(f"fixed letter {letter} does not occur in the puzzle")
-        if isinstance(digit, bool) or not isinstance(digit, int):
-            raise PuzzleError(f"the digit fixed for {letter} must be an integer, not {digit!r}")
-        if not 0 <= digit < puzzle.base:
-            raise PuzzleError(
-                f"digit {digit} fixed for {letter} is outside base {puzzle.base} "
-                f"(0 to {puzzle.base - 1})"
-            )
-        if letter in result and result[letter] != digit:
-            raise PuzzleError(f"letter {letter} is fixed twice, to {result[letter]} and {digit}")
-        if digit in by_digit and by_digit[digit] != letter:
-            raise PuzzleError(f"letters {by_digit[digit]} and {letter} are both fixed to {digit}")
-        if digit == 0 and letter in nonzero:
-            raise PuzzleError(
-                f"{letter} cannot be fixed to 0: it starts a word and the leading-zero "
-                f"policy is {puzzle.leading_zeros.value}"
-            )
-        result[letter] = digit
-        by_digit[digit] = letter
-    return FixedDigits(result)
+def _fixed(puzzle: Puzzle, fixed: Mapping[str, int]) -> FixedDigits:
+    """Validate the fixed letters against the puzzle."""
+    return check_fixed(
+        fixed, puzzle.letters, puzzle.base, puzzle.nonzero_letters(), puzzle.leading_zeros
+    )
 
 
 def _canonical(left: tuple[Term, ...], right: tuple[Term, ...]) -> str:

@@ -15,31 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .evaluate import Span, bounded, compile_span
-from .expr import NUM, POW, PROD, SUM, WORD, Node
+from .equations import Constraint, Equations, words_in
 from .puzzle import Puzzle
+from .spans import Span, compile_span
 
-__all__ = ["ENUM", "LINEAR", "READOFF", "SOLVE", "Constraint", "Model", "Step"]
+__all__ = ["ENUM", "LINEAR", "READOFF", "SOLVE", "Model", "Step"]
 
 ENUM, SOLVE, READOFF, LINEAR = "enum", "solve", "readoff", "linear"
 # Most letters tried before a LINEAR tail that is planned first (10 * 9 * 8 * 7 choices).
 LINEAR_AFTER = 4
-
-
-@dataclass
-class Constraint:
-    """One equation left == right (a chain is split; a top-level division is multiplied out)."""
-
-    left: Node
-    right: Node
-    counts: dict[int, int] = field(default_factory=dict)  # word -> occurrences in the equation
-    additive: set[int] = field(default_factory=set)  # words reached through sums only
-    other: set[int] = field(default_factory=set)  # words also reached otherwise
-    signs: dict[int, int] = field(default_factory=dict)  # additive word -> net sign count
-    powered: set[int] = field(default_factory=set)  # words inside an exponent
-    divides: bool = False
-    modular: bool = True  # may be checked mod base^k (no division, no word in an exponent)
-    bounded: bool = True  # interval arithmetic covers it (no division, number exponents)
 
 
 @dataclass
@@ -56,101 +40,18 @@ class Step:
     checks: list[tuple[str, int, int]] = field(default_factory=list)  # (kind, index, k)
 
 
-class Model:
-    """Words, constraints and the search steps of one expression puzzle (static, no state)."""
+class Model(Equations):
+    """An expression puzzle's equations and its search steps (static, no search state)."""
 
     def __init__(self, puzzle: Puzzle) -> None:
-        """Split the equations into constraints and plan the steps."""
-        self.base = base = puzzle.base
-        self.letters = puzzle.letters
-        slot = {x: i for i, x in enumerate(self.letters)}
-        nonzero = puzzle.nonzero_letters()
-        self.lo = [1 if x in nonzero else 0 for x in self.letters]
-        self.fixed = {slot[x]: d for x, d in puzzle.fixed.items()}
-        self.words: list[str] = []
-        self.index: dict[str, int] = {}
-        self.constraints: list[Constraint] = []
-        self.nonzero: list[Node] = []  # divisors that must not be 0
-        for chain in puzzle.equations:
-            for left, right in zip(chain, chain[1:], strict=False):
-                self._add(left, right)
-        # Per word: (position from the right, letter slot or -1, constant digit or -1).
-        self.places = [
-            [(p, slot.get(c, -1), -1 if c.isalpha() else int(c)) for p, c in enumerate(w[::-1])]
-            for w in self.words
-        ]
-        # Per letter: (word, weight) pairs, the weight summing every place it has in the word.
-        self.occ: list[list[tuple[int, int]]] = [[] for _ in self.letters]
-        for t, places in enumerate(self.places):
-            weights: dict[int, int] = {}
-            for p, s, _ in places:
-                if s >= 0:
-                    weights[s] = weights.get(s, 0) + base**p
-            for s, w in weights.items():
-                self.occ[s].append((t, w))
+        """Index the equations, then plan the steps."""
+        super().__init__(puzzle)
         self.steps: list[Step] = []
         self.setup_checks: list[tuple[str, int, int]] = []  # checks before any step
         self.bound_sets: list[frozenset[int]] = []  # the letters known at each bound check
         # Digit-sum checks: (coefficient of the unknown letters, the letters known).
         self.digit_sums: list[tuple[int, tuple[int, ...]]] = []
-        self._need: dict[tuple[int, int], set[int]] = {}
         self._plan()
-
-    def _add(self, left: Node, right: Node) -> None:
-        """Add one equation, multiplying out a top-level division (X / Y = R: X = Y * R)."""
-        for a, b in ((left, right), (right, left)):
-            if a.kind == PROD and a.ops[-1] == "/":
-                x = a.args[0] if len(a.args) == 2 else Node(PROD, a.args[:-1], a.ops[:-1])
-                y = a.args[-1]
-                self.nonzero.append(y)
-                left, right = x, Node(PROD, (y, b), ("*", "*"))
-                break
-        eq = Constraint(left, right)
-        self._walk(left, eq, additive=True, powered=False)
-        self._walk(right, eq, additive=True, powered=False, sign=-1)
-        eq.additive -= eq.other
-        eq.modular = not eq.divides and not eq.powered
-        eq.bounded = bounded(left) and bounded(right)
-        self.constraints.append(eq)
-
-    def _walk(
-        self, node: Node, eq: Constraint, *, additive: bool, powered: bool, sign: int = 1
-    ) -> None:
-        """Record the words of a subtree and how they occur in the equation."""
-        if node.kind == WORD:
-            t = self.index.setdefault(node.text, len(self.words))
-            if t == len(self.words):
-                self.words.append(node.text)
-            eq.counts[t] = eq.counts.get(t, 0) + 1
-            (eq.additive if additive else eq.other).add(t)
-            if additive:
-                eq.signs[t] = eq.signs.get(t, 0) + sign
-            if powered:
-                eq.powered.add(t)
-            return
-        if node.kind == NUM:
-            return
-        if node.kind == PROD and "/" in node.ops:
-            eq.divides = True
-        for i, arg in enumerate(node.args):
-            exponent = node.kind == POW and i == 1
-            flip = -1 if node.kind == SUM and node.ops[i] == "-" else 1
-            self._walk(
-                arg,
-                eq,
-                additive=additive and node.kind == SUM,
-                powered=powered or exponent,
-                sign=sign * flip,
-            )
-
-    def need(self, eq: Constraint, k: int) -> set[int]:
-        """Return the letters in the last k columns of the equation's words (cached)."""
-        key = (id(eq), k)
-        found = self._need.get(key)
-        if found is None:
-            found = {s for t in eq.counts for p, s, _ in self.places[t] if p < k and s >= 0}
-            self._need[key] = found
-        return found
 
     def _plan(self) -> None:
         """Order the steps column by column, with solves, read-offs and checks (greedy)."""
@@ -211,7 +112,7 @@ class Model:
         for e, eq in enumerate(self.constraints):
             for t in eq.counts:
                 home.setdefault(t, set()).add(e if t in eq.additive else -1)
-        guarded = {t for y in self.nonzero for t in _words(y, self.index)}
+        guarded = {t for y in self.nonzero for t in words_in(y, self.index)}
         tail = []
         for s in range(len(self.letters)):
             homes = {e for t, _ in self.occ[s] for e in home[t]}
@@ -235,7 +136,7 @@ class Model:
             return False
         words = {t for s in left for t, _ in self.occ[s]}
         touched = [e for e, eq in enumerate(self.constraints) if words & set(eq.counts)]
-        if len(touched) != 1 or any(_words(y, self.index) & words for y in self.nonzero):
+        if len(touched) != 1 or any(words_in(y, self.index) & words for y in self.nonzero):
             return False
         eq = self.constraints[touched[0]]
         if not words <= eq.additive:
@@ -317,7 +218,7 @@ class Model:
                     self.digit_sums.append((c, tuple(sorted(assigned))))
             first = False
             for i, y in enumerate(self.nonzero):
-                if not nonzero_done[i] and _words(y, self.index) <= known:
+                if not nonzero_done[i] and words_in(y, self.index) <= known:
                     checks.append(("nonzero", i, 0))
                     nonzero_done[i] = True
             readoff = self._readoff(known, checked)
@@ -391,10 +292,3 @@ class Model:
             if len(unknown) == 1 and eq.counts[unknown[0]] == 1 and unknown[0] not in eq.powered:
                 return Step(READOFF, word=unknown[0], eq=e)
         return None
-
-
-def _words(node: Node, index: dict[str, int]) -> set[int]:
-    """Return the word indices in a subtree."""
-    if node.kind == WORD:
-        return {index[node.text]}
-    return set().union(*(_words(arg, index) for arg in node.args)) if node.args else set()

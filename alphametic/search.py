@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Sequence
-from functools import lru_cache
 from time import monotonic
 
+from . import walker
 from .core import Run, Solution, Tally, batches
 from .counting import count_tree
 from .plan import Plan, plan_for
 from .puzzle import Puzzle
-from .schedule import ENUM, Model
-from .walker import Walk
+from .schedule import Model
+from .walker import Walk, model_for
 
 __all__ = ["Search", "as_dict", "count", "estimate", "shards", "solve"]
 
@@ -29,12 +29,6 @@ _ALMOST = 1.0 - 2.0**-40
 
 class _Stop(Exception):
     """Raised inside the search when the check hook asks it to stop."""
-
-
-@lru_cache(maxsize=8)
-def model_for(puzzle: Puzzle) -> Model:
-    """Return the step plan of an expression puzzle (cached: shards of a job share it)."""
-    return Model(puzzle)
 
 
 class Search:
@@ -253,7 +247,7 @@ def count(puzzle: Puzzle) -> int:
 def shards(puzzle: Puzzle, depth: int) -> list[tuple[tuple[int, ...], float]]:
     """Return the surviving prefixes of the first `depth` search letters with their tree shares."""
     if not puzzle.is_linear:
-        return _split(model_for(puzzle), depth)
+        return walker.split(model_for(puzzle), depth)
     plan = plan_for(puzzle)
     depth = max(0, min(depth, plan.n))
     if plan.empty or (plan.last < 0 and plan.s0 != 0):
@@ -276,7 +270,7 @@ def shards(puzzle: Puzzle, depth: int) -> list[tuple[tuple[int, ...], float]]:
 def estimate(puzzle: Puzzle, probes: int = 24) -> float:
     """Return Knuth's random-probe estimate of the number of search nodes (deterministic)."""
     if not puzzle.is_linear:
-        return _walk_size(model_for(puzzle), 1000 * probes)
+        return walker.size(model_for(puzzle), 1000 * probes)
     plan = plan_for(puzzle)
     if plan.empty:
         return 1.0
@@ -294,37 +288,3 @@ def estimate(puzzle: Puzzle, probes: int = 24) -> float:
             s, used = s + plan.coef[i] * d, used | 1 << d
         total += size
     return total / probes
-
-
-def _split(model: Model, depth: int) -> list[tuple[tuple[int, ...], float]]:
-    """Return the digit prefixes of the first `depth` tried letters (distinct, in range)."""
-    letters = [step.slot for step in model.steps if step.kind == ENUM][: max(0, depth)]
-    used0 = sum(1 << d for d in model.fixed.values())
-    out: list[tuple[tuple[int, ...], float]] = []
-
-    def walk(i: int, used: int, prefix: tuple[int, ...], weight: float) -> None:
-        if i == len(letters):
-            out.append((prefix, weight))
-            return
-        digits = [d for d in range(model.lo[letters[i]], model.base) if not used >> d & 1]
-        for d in digits:
-            walk(i + 1, used | 1 << d, (*prefix, d), weight / len(digits))
-
-    walk(0, used0, (), 1.0)
-    return out
-
-
-def _walk_size(model: Model, cap: int) -> float:
-    """Return the step search's node count: exact if under cap, else cap / progress at cap."""
-    walk = Walk(model)
-    walk.budget = cap
-
-    def stop(depth: int) -> None:
-        raise _Stop
-
-    walk.tick = stop
-    try:
-        walk.run_count()
-    except _Stop:
-        return cap / max(walk.progress(), 1e-9)
-    return float(max(1, cap - walk.budget))

@@ -24,7 +24,7 @@ from alphametic import (
     parse,
     shards,
 )
-from alphametic.search import model_for
+from alphametic.walker import model_for
 
 _TOKEN = re.compile(r"[A-Z0-9]+")
 
