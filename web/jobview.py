@@ -10,7 +10,7 @@ from typing import Any
 from flask import current_app, request
 
 import alphametic
-from jobstore import Job, JobStore, Rate, State
+from jobstore import Job, JobStore, Mode, Rate, State
 
 # Seconds a client at the cap of unfinished jobs is told to wait before retrying.
 QUEUE_FULL_RETRY = 5
@@ -138,8 +138,9 @@ def grid_rows(grid: Mapping[str, list[int]] | None, job: Job) -> dict[str, Any] 
     While it runs (or after a cancel) a digit taken in every solution so far may still be
     joined by others, so nothing is highlighted before the search has covered everything.
     """
-    if not grid or not any(any(counts) for counts in grid.values()):
-        return None
+    empty = not grid or not any(any(counts) for counts in grid.values())
+    if not grid or (empty and (job.done or job.mode is not Mode.ENUMERATE)):
+        return None  # an enumeration's is drawn empty while it runs: the script fills it in
     base = int((job.options or {}).get("base", 10))
     complete = job.state is State.SUCCEEDED
     rows = []
