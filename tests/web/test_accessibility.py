@@ -37,7 +37,7 @@ def browser() -> Iterator[Any]:
 
 def finished_job(url: str, puzzle: str, mode: str, base: int = 10) -> str:
     """Run a job through the API until it ends; return its page's path."""
-    body = {"puzzle": puzzle, "mode": mode, "options": {"base": base}}
+    body: dict[str, Any] = {"puzzle": puzzle, "mode": mode, "options": {"base": base}}
     job = requests.post(url + "/api/jobs", json=body, timeout=10).json()
     status = url + f"/api/jobs/{job['id']}"
     wait_for(lambda: requests.get(status, timeout=10).json()["state"] == "succeeded", 60)
