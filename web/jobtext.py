@@ -63,17 +63,24 @@ def queue_text(info: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
+def at_limit(job: Job, eta: float | None) -> float:
+    """The share of the search done when the time limit stops it, at its rate so far."""
+    elapsed = job.elapsed or 0.0
+    if eta is None or elapsed <= 0:
+        return job.progress
+    return min(1.0, job.progress * (elapsed + eta) / elapsed)
+
+
 def eta_text(job: Job, info: dict[str, Any], limit: float) -> str:
     """An honest estimate of the end: when the time limit comes first, say so."""
     if job.state is not State.RUNNING:
         return ""
-    if info.get("eta_exceeds_limit"):
-        at = clock(info.get("limit_at"))
+    if info.get("eta_exceeds_limit") or info.get("limit_at"):
         return _(
             "Will stop at its %(limit)s limit at %(time)s, about %(percent)s done.",
             limit=duration(limit),
-            time=at or "?",
-            percent=percent(job.progress),
+            time=clock(info.get("limit_at")) or "?",
+            percent=percent(at_limit(job, job.eta)),
         )
     if job.eta is None:
         return _("Time left: unknown.")

@@ -229,3 +229,16 @@ def test_favicon(client: FlaskClient) -> None:
     response = client.get("/favicon.ico")
     assert response.status_code == 200 and response.mimetype == "image/svg+xml"
     assert b"<svg" in response.data
+
+
+def test_count_mode_from_the_form(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    form = client.get("/?mode=count").get_data(as_text=True)
+    assert 'value="count"' in form and "Count the solutions" in form
+    assert '<button type="submit" id="submit">Count</button>' in form
+    job_id = job_id_of(submit(client, puzzle="CP + IS + FUN = TRUE", mode="count", base="24"))
+    assert wait_job(job_store, job_id, timeout=60).solutions_found == 1_131_120
+    page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
+    assert "This puzzle has 1,131,120 solutions." in page and "Count the solutions" in page
+    assert 'id="solutions"' not in page and 'id="export-csv"' not in page

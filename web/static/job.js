@@ -67,8 +67,11 @@
 
   function etaLine(job) {
     if (job.state !== "running") { return ""; }
-    if (job.eta_exceeds_limit) {
-      return fill(t.limit, { limit: t.limit_len || "", time: clockTime(job.limit_at), percent: percent(job.progress) });
+    if (job.eta_exceeds_limit || job.limit_at) {
+      // The share done when the limit stops it, at the rate so far.
+      var atLimit = job.elapsed > 0 && job.eta !== null ?
+        Math.min(1, job.progress * (job.elapsed + job.eta) / job.elapsed) : job.progress;
+      return fill(t.limit, { limit: t.limit_len || "", time: clockTime(job.limit_at), percent: percent(atLimit) });
     }
     return job.eta === null || job.eta === undefined ? t.eta_unknown : fill(t.eta, { eta: duration(job.eta) });
   }
