@@ -69,7 +69,7 @@ class Model:
                     column = per_column[index]
                     column[letter] = column.get(letter, 0) + side * sign
         columns = tuple(
-            Column(k, tuple((x, c) for x, c in sorted(col.items()) if c), k == width - 1)
+            Column(k, tuple((x, c) for x, c in col.items() if c), k == width - 1)  # word order
             for k, col in enumerate(per_column)
         )
         return cls(puzzle, columns, puzzle.coefficients())

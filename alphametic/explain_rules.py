@@ -188,6 +188,11 @@ def _column_step(
     extra = _extra_column(model, before, column)
     if extra is not None:
         return Step("extra_column", {**extra, "facts": changed}, facts)
+    if known and len(changed) == 1 and len(changed[0][1]) == 1:  # type: ignore[arg-type]
+        name, value = changed[0][0], changed[0][1][0]  # type: ignore[index]
+        if short in (f"{name} = {value}", f"{value} = {name}"):
+            params["reduced"] = f"{name} = {value}"  # the sum itself says it: no "works only if"
+            return Step("column_gives", params, facts)
     return Step("column_reduced" if known else "column", params, facts)
 
 

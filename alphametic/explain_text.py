@@ -36,6 +36,7 @@ ENGLISH: dict[str, str] = {
     "column": "In {column:col}, {equation}. That works only if {facts:facts}.",
     "column_reduced": "In {column:col}, {equation}; with {known:and} that is "
     "{reduced}. That works only if {facts:facts}.",
+    "column_gives": "In {column:col}, {equation}; with {known:and} that is {reduced}.",
     "column_fails": "In {column:col}, {equation}, and no digits left can make that work.",
     "column_reduced_fails": "In {column:col}, {equation}; with {known:and} that "
     "is {reduced}, and no digits left can make that work.",
