@@ -24,5 +24,5 @@ RUN pip install --no-deps . \
 
 USER app
 EXPOSE 8000
-CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--threads", "8", "--no-control-socket", "--preload", \
-     "web.wsgi:app"]
+# The worker class, deadlines and one session key for all processes: scripts/webserver.py.
+CMD ["gunicorn", "--config", "python:scripts.webserver", "--bind", "0.0.0.0:8000", "web.wsgi:app"]

@@ -17,8 +17,6 @@ from pathlib import Path
 from types import FrameType
 from typing import IO
 
-from gunicorn.config import Config as GunicornConfig
-
 from scripts.console import open_log, ready_block, relative, show_tail
 from scripts.embedded_redis import (
     RedisStartError,
@@ -102,19 +100,14 @@ def worker_argv(queue: str, concurrency: int) -> list[str]:
 
 
 def web_argv(port: int, workers: int) -> list[str]:
-    """Gunicorn serving web.wsgi:app on loopback only."""
-    # 8 threads a process: up to ALPHAMETIC_MAX_WAITERS (4) may be held by ?wait= requests.
-    argv = [
-        sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}",
-        "--workers", str(workers), "--threads", "8", "--graceful-timeout", "3",
+    """Gunicorn serving web.wsgi:app on loopback only, as scripts/webserver.py configures it."""
+    # The gevent worker: slow clients hold a greenlet each, not one of a few threads (issue 14).
+    return [
+        sys.executable, "-m", "gunicorn", "--config", "python:scripts.webserver",
+        "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
         # Logging only: gunicorn's own lines follow ALPHAMETIC_LOG_FORMAT too.
-        "--logger-class", "web.logs.GunicornLogger",
+        "--logger-class", "web.logs.GunicornLogger", "web.wsgi:app",
     ]  # fmt: skip
-    if "control_socket_disable" in GunicornConfig().settings:
-        # Newer gunicorns open a control socket at one fixed path under $HOME: a second server
-        # (another checkout, a test) would take it over, so this one does without.
-        argv.append("--no-control-socket")
-    return [*argv, "web.wsgi:app"]
 
 
 class StopRequest:

@@ -1,0 +1,35 @@
+"""gunicorn's settings for the web tier: `gunicorn -c python:scripts.webserver web.wsgi:app`.
+
+`make run` (scripts/run.py), the Dockerfile and docker-compose.yml all start the server this
+way, adding only the address and WEB_CONCURRENCY. The gevent worker serves each connection in
+a greenlet, up to `worker_connections` per process, so clients that send or read slowly hold a
+greenlet, not one of a few threads (issue 14; figures in BENCHMARKS.md, "Slow clients").
+Deadlines: a request's headers must arrive within `keepalive` seconds (the gevent worker
+reads them under a gevent.Timeout of that length), its body within web.bodies.BODY_SECONDS,
+and each socket read or write may wait web.bodies.IO_SECONDS. Gunicorn imports this module in
+its master process, so it imports nothing of the app: modules imported before a worker's
+monkey-patching would keep unpatched locks.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from typing import Any
+
+worker_class = "gevent"  # monkey-patches each worker before the app is imported there
+worker_connections = 1000  # connections one process serves at once
+keepalive = 5  # seconds: idle keep-alive connections, and the whole header of each request
+graceful_timeout = 3  # seconds a stopping worker finishes its requests (long polls stop early)
+timeout = 30  # seconds a worker may go without a heartbeat (a CPU-bound request) before a restart
+# Newer gunicorns open a control socket at one fixed path under $HOME: a second server (another
+# checkout, a test) would take it over. Older ones ignore the unknown setting.
+control_socket_disable = True
+
+
+def on_starting(server: Any) -> None:
+    """Give every worker one session key when none is set (instead of --preload, see below)."""
+    # --preload would import the app in the master, before the workers' monkey-patching: its
+    # locks and events would then block whole processes. The key is what it was there for.
+    if not os.environ.get("ALPHAMETIC_SECRET_KEY", "").strip():
+        os.environ["ALPHAMETIC_SECRET_KEY"] = secrets.token_hex(32)

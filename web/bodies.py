@@ -1,0 +1,178 @@
+"""Request bodies: read whole within a cap and a deadline before any view runs, JSON kept shallow.
+
+A WSGI middleware (BodyGuard) reads every request body into memory before Flask sees it, so
+that a client sending its body slowly cannot hold a request for longer than BODY_SECONDS of
+wall clock (408), a chunked body over MAX_CONTENT_LENGTH is refused (413: Werkzeug would cut it
+at the cap and accept what it read), and any one read or write of the socket waits at most
+IO_SECONDS (a client that never reads its answer is dropped). What is left of a refused body
+gunicorn's gevent worker drains before the next request within its keep-alive deadline, then
+closes. The wall-clock deadline needs that worker (scripts/webserver.py); under threads only
+IO_SECONDS bounds each read.
+check_json_depth keeps a nested body away from the JSON parser's recursion (422, not 500).
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import re
+import sys
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from flask import Flask
+from werkzeug.exceptions import HTTPException, RequestTimeout
+
+from web.problems import ApiProblem
+
+BODY_SECONDS = 10.0  # a request body must arrive whole within this many seconds
+IO_SECONDS = 10.0  # any one read or write of a client's socket may wait this long
+MAX_JSON_DEPTH = 32  # nesting of a JSON body; a job request needs 3
+PIECE = 64 * 1024  # bytes asked of the server's input stream at a time
+
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS = re.compile(rb"[\[\]{}]")
+
+WSGIApp = Any  # a WSGI callable (Werkzeug's own types are not part of its API)
+
+
+class _Refusing(io.RawIOBase):
+    """An input stream whose every read raises the HTTP error the body earned (408)."""
+
+    def __init__(self, error: HTTPException) -> None:
+        """Keep the error to raise."""
+        super().__init__()
+        self.error = error
+
+    def readable(self) -> bool:
+        """It is an input stream."""
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        """Raise the error: the view's read becomes Flask's error answer."""
+        raise self.error
+
+
+def _gevent_timeout() -> Any:
+    """gevent's Timeout when this process runs under gevent's patched sockets, else None."""
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is None or not monkey.is_module_patched("socket"):
+        return None
+    return importlib.import_module("gevent").Timeout
+
+
+@contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Raise TimeoutError here after `seconds` of wall clock (only under gevent)."""
+    timeout = _gevent_timeout()
+    if timeout is None:
+        yield
+        return
+    with timeout(seconds, TimeoutError(f"the body did not arrive within {seconds:g} s")):
+        yield
+
+
+def _read_upto(stream: Any, limit: int, seconds: float) -> bytes:
+    """Read the stream to its end or `limit` bytes, giving up (TimeoutError) after `seconds`."""
+    started = time.monotonic()
+    parts: list[bytes] = []
+    total = 0
+    with _deadline(seconds):
+        while total < limit:
+            piece = stream.read(min(PIECE, limit - total))
+            if not piece:
+                break
+            parts.append(piece)
+            total += len(piece)
+            if time.monotonic() - started > seconds:  # without gevent: checked between reads
+                raise TimeoutError(f"the body did not arrive within {seconds:g} s")
+    return b"".join(parts)
+
+
+def _content_length(environ: Mapping[str, Any]) -> int | None:
+    """The declared Content-Length, or None when absent or not a number."""
+    try:
+        return max(0, int(environ.get("CONTENT_LENGTH") or ""))
+    except ValueError:
+        return None
+
+
+def _limit_socket(environ: Mapping[str, Any], seconds: float) -> None:
+    """Bound each read and write of the client's socket (gunicorn hands it over blocking)."""
+    sock = environ.get("gunicorn.socket")
+    if sock is not None and sock.gettimeout() is None:
+        sock.settimeout(seconds)
+
+
+class BodyGuard:
+    """WSGI middleware: buffer each request body under the app's cap and a deadline."""
+
+    def __init__(
+        self,
+        app: WSGIApp,
+        config: Mapping[str, Any],
+        body_seconds: float = BODY_SECONDS,
+        io_seconds: float = IO_SECONDS,
+    ) -> None:
+        """Wrap `app`; the cap is config["MAX_CONTENT_LENGTH"], read at each request."""
+        self.app = app
+        self.config = config
+        self.body_seconds = body_seconds
+        self.io_seconds = io_seconds
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        """Buffer the body, then call the app."""
+        _limit_socket(environ, self.io_seconds)
+        self._buffer(environ)
+        return self.app(environ, start_response)  # type: ignore[no-any-return]
+
+    def _buffer(self, environ: dict[str, Any]) -> None:
+        """Replace wsgi.input by the whole body in memory, or by one that raises 408/413."""
+        limit = self.config.get("MAX_CONTENT_LENGTH")
+        chunked = "chunked" in str(environ.get("HTTP_TRANSFER_ENCODING", "")).lower()
+        length = _content_length(environ)
+        if limit is None or not (chunked or length):
+            return
+        cap = int(limit)
+        if not chunked and length is not None and length > cap:
+            return  # Werkzeug answers 413 from the header alone
+        try:
+            body = _read_upto(environ["wsgi.input"], cap + 1, self.body_seconds)
+        except (TimeoutError, OSError):  # too slow, or the client went away
+            environ["wsgi.input"] = _Refusing(RequestTimeout(_too_slow(self.body_seconds)))
+            return
+        # Werkzeug now sees a plain body of known length; cap + 1 bytes make it answer 413.
+        environ["wsgi.input"] = io.BytesIO(b"" if len(body) > cap else body)
+        environ["CONTENT_LENGTH"] = str(len(body))
+        environ.pop("HTTP_TRANSFER_ENCODING", None)
+        environ.pop("wsgi.input_terminated", None)
+
+
+def _too_slow(seconds: float) -> str:
+    """The 408 detail."""
+    return f"The request body did not arrive within {seconds:g} seconds; send it again."
+
+
+def init_bodies(app: Flask) -> None:
+    """Put the BodyGuard in front of the app (outermost, so no view waits on a socket)."""
+    app.wsgi_app = BodyGuard(app.wsgi_app, app.config)  # type: ignore[method-assign]
+
+
+def json_depth(raw: bytes) -> int:
+    """The deepest nesting of arrays and objects in a JSON text (strings skipped)."""
+    depth = deepest = 0
+    for bracket in _BRACKETS.findall(_STRINGS.sub(b"", raw)):
+        depth += 1 if bracket in (b"[", b"{") else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def check_json_depth(raw: bytes, limit: int = MAX_JSON_DEPTH) -> None:
+    """Refuse (422 naming "body") a JSON body nested deeper than `limit`, before parsing it."""
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return  # the common case costs two byte counts
+    if json_depth(raw) > limit:
+        detail = f"The body is nested more than {limit} levels deep; a job request needs 3."
+        raise ApiProblem(422, detail, slug="invalid-request", field="body")
