@@ -38,6 +38,11 @@ def modes() -> list[tuple[str, str, str]]:
     return [(value, str(label), str(button)) for value, (label, button) in labels]
 
 
+def policy_label(value: str) -> str:
+    """What a leading-zero policy means, in the page's language."""
+    return next((str(text) for name, text in POLICIES if name == value), value)
+
+
 def form_values(source: MultiDict[str, str] | Any) -> dict[str, str]:
     """Read the form fields (or a query prefill) with defaults, as the user typed them."""
     return {key: str(source.get(key, default))[:20_000] for key, default in DEFAULT_FORM.items()}

@@ -160,6 +160,7 @@ def job_page(job_id: str) -> Any:
         info=info,
         state_label=jobtext.state_labels()[job.state.value],
         mode_label=jobtext.mode_label(job),
+        policy_label=forms.policy_label(str(job.options.get("leading_zeros", "multi-letter"))),
         status_line=jobtext.status_line(job, info),
         eta_text=jobtext.eta_text(job, info, settings.soft_limit(job.mode)),
         strings=jobtext.js_strings(settings.soft_limit(job.mode)),
