@@ -106,7 +106,7 @@ def web_argv(port: int, workers: int) -> list[str]:
         sys.executable, "-m", "gunicorn", "--config", "python:scripts.webserver",
         "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
         # Logging only: gunicorn's own lines follow ALPHAMETIC_LOG_FORMAT too.
-        "--logger-class", "web.logs.GunicornLogger", "web.wsgi:app",
+        "--logger-class", "scripts.gunicorn_logging.GunicornLogger", "web.wsgi:app",
     ]  # fmt: skip
 
 

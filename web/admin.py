@@ -90,7 +90,7 @@ def guard() -> Response | None:
     return None
 
 
-def _filter(args: Any) -> Filter:
+def parse_filter(args: Any) -> Filter:
     """A listing filter from query or JSON arguments; unknown states and modes are refused."""
     where = Filter(*(str(args.get(name) or "") for name in ("state", "mode", "client")))
     if where.state and where.state not in {s.value for s in State}:
@@ -100,7 +100,7 @@ def _filter(args: Any) -> Filter:
     return where
 
 
-def _limit(raw: Any, default: int = 50) -> int:
+def page_size(raw: Any, default: int = 50) -> int:
     """A page size between 1 and MAX_LIMIT."""
     try:
         return max(1, min(MAX_LIMIT, int(raw if raw not in (None, "") else default)))
@@ -111,8 +111,8 @@ def _limit(raw: Any, default: int = 50) -> int:
 @bp.get("/jobs")
 def jobs() -> Response:
     """Jobs newest first, filtered by state, mode and client; `next` pages on."""
-    where = _filter(request.args)
-    cursor, limit = request.args.get("cursor", "+inf"), _limit(request.args.get("limit"))
+    where = parse_filter(request.args)
+    cursor, limit = request.args.get("cursor", "+inf"), page_size(request.args.get("limit"))
     listing = list_jobs(store(), where, cursor, limit)
     return jsonify(items=listing.items, next=listing.next, total=listing.total)
 
@@ -133,7 +133,7 @@ def cancel_many() -> Response:
     body = request.get_json(silent=True) or {}
     ids = body.get("ids")
     if isinstance(body.get("filter"), dict):
-        where = _filter(body["filter"])
+        where = parse_filter(body["filter"])
         listing = list_jobs(store(), where, limit=MAX_BULK)
         ids = [job["id"] for job in listing.items if job["state"] in UNFINISHED]
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):

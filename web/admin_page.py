@@ -31,12 +31,12 @@ from jobstore.admin import list_jobs, queues, workers
 from web import admin
 from web.admin import (
     SESSION_KEY,
-    _filter,
-    _limit,
     audit,
     cancel_ids,
     check,
     delete_job,
+    page_size,
+    parse_filter,
     requeue_job,
     same,
     session_mark,
@@ -90,9 +90,9 @@ def logout() -> Redirect:
 @bp.get("")
 def index() -> str:
     """Jobs (filtered, paged), queues and workers with their current jobs."""
-    where = _filter(request.args)
+    where = parse_filter(request.args)
     cursor = request.args.get("cursor", "+inf")
-    listing = list_jobs(store(), where, cursor, _limit(request.args.get("limit"), 50))
+    listing = list_jobs(store(), where, cursor, page_size(request.args.get("limit"), 50))
     filters = {"state": where.state, "mode": where.mode, "client": where.client}
     following = None
     if listing.next is not None:

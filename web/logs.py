@@ -3,8 +3,8 @@
 The id is taken from the request's X-Request-ID only behind trusted proxies
 (ALPHAMETIC_PROXY_HOPS > 0), so a client cannot forge lines in an operator's logs; otherwise
 it is made here. Every line logged while a request is served carries it (a handler filter),
-and one access line per request ends it. Gunicorn's own lines go through GunicornLogger
-(`--logger-class web.logs.GunicornLogger`), so in JSON mode they are JSON as well.
+and one access line per request ends it. Gunicorn's own lines are formatted by
+scripts/gunicorn_logging.py (it must not import the app).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import uuid
 from typing import Any
 
 from flask import Flask, Response, g, has_request_context, request
-from gunicorn.glogging import Logger as BaseGunicornLogger
 
 from jobstore.logformat import formatter, log_format
 
@@ -88,15 +87,3 @@ def init_logging(app: Flask) -> None:
             request.full_path.rstrip("?"), response.status_code, took, extra={"fields": fields},
         )  # fmt: skip
         return response
-
-
-class GunicornLogger(BaseGunicornLogger):  # type: ignore[misc]
-    """Gunicorn's logger, writing its own lines in ALPHAMETIC_LOG_FORMAT too."""
-
-    def setup(self, cfg: Any) -> None:
-        """Set up as gunicorn does, then switch its handlers to JSON when asked."""
-        super().setup(cfg)
-        if log_format() == "json":
-            for logger in (self.error_log, self.access_log):
-                for handler in logger.handlers:
-                    handler.setFormatter(formatter("json", TEXT))

@@ -8,25 +8,13 @@ ops_web       gunicorn with two worker processes, JSON logs and the admin token 
 
 from __future__ import annotations
 
-import itertools
-import uuid
 from collections.abc import Iterator
 
 import pytest
 
 from jobstore import Settings
+from tests.support.ops import ADMIN_TOKEN, JSON_LOGS, own_settings
 from tests.support.processes import WebServer, WorkerProcess
-
-ADMIN_TOKEN = "test-admin-token-0123456789"
-JSON_LOGS = {"ALPHAMETIC_LOG_FORMAT": "json"}
-_databases = itertools.count(1000)  # fresh_settings counts up from 1, the web tests use 1023
-
-
-def own_settings(settings: Settings, **changes: object) -> Settings:
-    """The session Redis on a database and prefix of their own, plus changes."""
-    url = settings.redis_url.rsplit("/", 1)[0] + f"/{next(_databases)}"
-    prefix = f"alphametic-ops-{uuid.uuid4().hex[:8]}"
-    return settings.replace(redis_url=url, key_prefix=prefix, **changes)
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +40,7 @@ def ops_web(ops_settings: Settings) -> Iterator[WebServer]:
         **JSON_LOGS,
         "ALPHAMETIC_ADMIN_TOKEN": ADMIN_TOKEN,
         "ALPHAMETIC_RATE_LIMIT": "10000/minute",
-        "GUNICORN_CMD_ARGS": "--logger-class web.logs.GunicornLogger",
+        "GUNICORN_CMD_ARGS": "--logger-class scripts.gunicorn_logging.GunicornLogger",
     }
     server = WebServer(ops_settings, workers=2, env=env)
     try:

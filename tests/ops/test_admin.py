@@ -11,7 +11,7 @@ import pytest
 import requests
 
 from jobstore import JobStore, Settings
-from tests.ops.conftest import ADMIN_TOKEN, own_settings
+from tests.support.ops import ADMIN_TOKEN, own_settings
 from tests.support.processes import WebServer, WorkerProcess, wait_job
 from tests.support.puzzles import LONG
 from tests.support.web import make_app

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from jobstore import Settings
-from tests.ops.conftest import own_settings
 from tests.support.compose import ROOT, load_compose, services
+from tests.support.ops import own_settings
 from tests.support.processes import RedisServer, WebServer, WorkerProcess, free_port, wait_for
 
 pytestmark = pytest.mark.timeout(120)

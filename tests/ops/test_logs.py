@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import logging
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,7 +14,8 @@ import pytest
 import requests
 
 from jobstore import Settings
-from tests.ops.conftest import JSON_LOGS
+from tests.support.compose import ROOT
+from tests.support.ops import JSON_LOGS
 from tests.support.processes import WebServer, WorkerProcess, wait_for
 from worker.logs import CURRENT, JobContext
 
@@ -120,3 +123,16 @@ def test_text_lines_get_a_job_suffix() -> None:
     plain = logging.LogRecord("celery", logging.INFO, __file__, 1, "idle", None, None)
     JobContext().filter(plain)
     assert plain.__dict__["job_context"] == "" and plain.__dict__["job_id"] is None
+
+
+def test_gunicorns_logger_class_imports_nothing_of_the_app() -> None:
+    """Gunicorn loads it in its master, before gevent patches a worker: stdlib and gunicorn only."""
+    check = (
+        "import sys, scripts.gunicorn_logging; "
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('web', 'jobstore', 'worker', 'redis', 'flask', 'celery', 'kombu')); "
+        "sys.exit(', '.join(bad) or 0)"
+    )
+    result = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True,
+                            text=True, timeout=30, check=False)  # fmt: skip
+    assert result.returncode == 0, result.stderr
