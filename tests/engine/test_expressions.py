@@ -295,13 +295,14 @@ def _tree(depth: int) -> st.SearchStrategy[str]:
     st.lists(st.tuples(_tree(2), _tree(1)), min_size=1, max_size=2),
     st.integers(5, 8),
     st.sampled_from(["multi-letter", "allow", "every-word"]),
+    st.one_of(st.none(), st.tuples(st.sampled_from("ABCDE"), st.integers(0, 4))),
 )
 def test_random_puzzles_agree_with_brute_force(
-    equations: list[tuple[str, str]], base: int, policy: str
+    equations: list[tuple[str, str]], base: int, policy: str, pin: tuple[str, int] | None
 ) -> None:
     text = "; ".join(f"{a} = {b}" for a, b in equations)
     try:
-        puzzle = parse(text, base=base, leading_zeros=policy)
+        puzzle = parse(text, base=base, leading_zeros=policy, fixed=dict([pin] if pin else []))
     except PuzzleError:
         assume(False)
         return
