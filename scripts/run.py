@@ -5,7 +5,6 @@ from __future__ import annotations
 import fcntl
 import os
 import secrets
-import signal
 import subprocess
 import sys
 import time
@@ -14,7 +13,6 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 from typing import IO
 
 from scripts.console import open_log, ready_block, relative, show_tail
@@ -28,7 +26,7 @@ from scripts.embedded_redis import (
     wait_ready,
 )
 from scripts.flower import FlowerConfig, FlowerSettingsError
-from scripts.supervisor import Child, Supervisor, become_subreaper, say
+from scripts.supervisor import Child, StopRequest, Supervisor, become_subreaper, say
 
 STOP_TIMEOUT = 5.0  # seconds each stage may take to exit cleanly before SIGKILL
 START_TIMEOUT = 60.0  # seconds for gunicorn to answer the first request
@@ -108,29 +106,6 @@ def web_argv(port: int, workers: int) -> list[str]:
         # Logging only: gunicorn's own lines follow ALPHAMETIC_LOG_FORMAT too.
         "--logger-class", "scripts.gunicorn_logging.GunicornLogger", "web.wsgi:app",
     ]  # fmt: skip
-
-
-class StopRequest:
-    """Turns SIGINT/SIGTERM/SIGHUP into a flag; a second signal asks to hurry."""
-
-    def __init__(self) -> None:
-        """Install the handlers."""
-        self.signals: list[str] = []
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, self._handle)
-
-    def _handle(self, signum: int, _frame: FrameType | None) -> None:
-        """Record the signal; messages are printed by the main loop, not here."""
-        self.signals.append(signal.Signals(signum).name)
-
-    @property
-    def requested(self) -> bool:
-        """Whether any stop signal arrived."""
-        return bool(self.signals)
-
-    def hurry(self) -> bool:
-        """Whether a second signal arrived (then we stop waiting for clean exits)."""
-        return len(self.signals) > 1
 
 
 def lock_var_dir(var_dir: Path) -> IO[str]:

@@ -12,6 +12,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -140,3 +141,26 @@ class Supervisor:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 child.proc.wait(timeout=0.1)
         self.reap_orphans()
+
+
+class StopRequest:
+    """Turns SIGINT/SIGTERM/SIGHUP into a flag; a second signal asks to hurry."""
+
+    def __init__(self) -> None:
+        """Install the handlers."""
+        self.signals: list[str] = []
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, self._handle)
+
+    def _handle(self, signum: int, _frame: FrameType | None) -> None:
+        """Record the signal; messages are printed by the main loop, not here."""
+        self.signals.append(signal.Signals(signum).name)
+
+    @property
+    def requested(self) -> bool:
+        """Whether any stop signal arrived."""
+        return bool(self.signals)
+
+    def hurry(self) -> bool:
+        """Whether a second signal arrived (then we stop waiting for clean exits)."""
+        return len(self.signals) > 1

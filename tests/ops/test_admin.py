@@ -205,6 +205,14 @@ def test_the_page_logs_in_lists_and_cancels(
             data={"csrf_token": csrf.group(1), "action": "cancel", "ids": job_id},
         )
         assert done.status_code == 200 and f"{job_id}: canceled" in done.text
+        # A row's own button: its id as `one`, its action in the query string.
+        other = long_job(admin_store, "frank", 7)
+        row = browser.post(
+            f"{ops_web.url}/admin/actions?action=cancel",
+            timeout=10,
+            data={"csrf_token": csrf.group(1), "one": other, "action": "delete"},
+        )
+        assert row.status_code == 200 and f"{other}: canceled" in row.text
     assert wait_job(admin_store, job_id, timeout=10).state == "canceled"
     lines = [json.loads(line) for line in ops_web.log().splitlines() if line.startswith("{")]
     actions = [(e["admin_action"], e["job_ids"]) for e in lines if "admin_action" in e]
