@@ -7,7 +7,10 @@ from math import gcd
 
 from .explain_model import Column, Model, State, digits_of, mask_of
 
-__all__ = ["ColumnResult", "ColumnWork", "equation", "reduced"]
+__all__ = ["ColumnResult", "ColumnWork", "Fact", "equation", "reduced"]
+
+#: A name (letter or carry such as "c3") and the values it can still take.
+Fact = tuple[str, list[int]]
 
 # Most digit combinations a column may have for an exact look; bigger columns get bounds only.
 _EXACT_CAP = 5_000
@@ -56,18 +59,18 @@ class ColumnWork:
             return None
         return result
 
-    def apply(self, state: State, column: Column, result: ColumnResult) -> list[list[object]]:
+    def apply(self, state: State, column: Column, result: ColumnResult) -> list[Fact]:
         """Narrow the state to the result and return [name, values] for what changed."""
-        changed: list[list[object]] = []
+        changed: list[Fact] = []
         for letter, mask in zip(column.letters, result.masks, strict=True):
             if mask != state.dom[letter]:
                 state.dom[letter] = mask
-                changed.append([letter, digits_of(mask)])
+                changed.append((letter, digits_of(mask)))
         k = column.index
         for index, values in ((k, result.carry_in), (k + 1, result.carry_out)):
             if values != state.carries[index]:
                 state.carries[index] = values
-                changed.append([f"c{index}", list(values)])
+                changed.append((f"c{index}", list(values)))
         return changed
 
     def pair(self, state: State, column: Column) -> tuple[str, str, int] | None:

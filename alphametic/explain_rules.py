@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from itertools import combinations
 from typing import Any
 
-from .explain_columns import ColumnWork, equation, reduced
+from .explain_columns import ColumnWork, Fact, equation, reduced
 from .explain_model import Column, Model, State, digits_of
 from .explain_remainders import remainder_steps
 from .explain_text import Step
@@ -155,6 +155,7 @@ class Reasoner:
                 return steps
         return []
 
+
 def _refresh(step: Step, state: State) -> None:
     """Fill in the letters' candidates as they are after the step, and note decided letters."""
     for letter in step.facts:
@@ -171,7 +172,7 @@ def _refresh(step: Step, state: State) -> None:
 
 
 def _column_step(
-    model: Model, before: State, column: Column, changed: list[list[object]], empty: bool
+    model: Model, before: State, column: Column, changed: list[Fact], empty: bool
 ) -> Step:
     """Return the step that tells what one column showed."""
     params: dict[str, Any] = {
@@ -181,15 +182,15 @@ def _column_step(
     known, short = reduced(model, before, column)
     if known:
         params.update(known=known, reduced=short)
-    facts: dict[str, list[int]] = {str(name): [] for name, _ in changed if name in before.dom}
+    facts: dict[str, list[int]] = {name: [] for name, _ in changed if name in before.dom}
     if empty:
         return Step("column_reduced_fails" if known else "column_fails", params, fail=True)
     params["facts"] = changed
     extra = _extra_column(model, before, column)
     if extra is not None:
         return Step("extra_column", {**extra, "facts": changed}, facts)
-    if known and len(changed) == 1 and len(changed[0][1]) == 1:  # type: ignore[arg-type]
-        name, value = changed[0][0], changed[0][1][0]  # type: ignore[index]
+    if known and len(changed) == 1 and len(changed[0][1]) == 1:
+        name, value = changed[0][0], changed[0][1][0]
         if short in (f"{name} = {value}", f"{value} = {name}"):
             params["reduced"] = f"{name} = {value}"  # the sum itself says it: no "works only if"
             return Step("column_gives", params, facts)
