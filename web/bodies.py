@@ -91,17 +91,17 @@ def _read_upto(stream: Any, limit: int, seconds: float) -> bytes:
     return b"".join(parts)
 
 
-def _content_length(environ: Mapping[str, Any]) -> int | None:
+def _content_length(wsgi_vars: Mapping[str, Any]) -> int | None:
     """The declared Content-Length, or None when absent or not a number."""
     try:
-        return max(0, int(environ.get("CONTENT_LENGTH") or ""))
+        return max(0, int(wsgi_vars.get("CONTENT_LENGTH") or ""))
     except ValueError:
         return None
 
 
-def _limit_socket(environ: Mapping[str, Any], seconds: float) -> None:
+def _limit_socket(wsgi_vars: Mapping[str, Any], seconds: float) -> None:
     """Bound each read and write of the client's socket (gunicorn hands it over blocking)."""
-    sock = environ.get("gunicorn.socket")
+    sock = wsgi_vars.get("gunicorn.socket")
     if sock is not None and sock.gettimeout() is None:
         sock.settimeout(seconds)
 
@@ -122,32 +122,32 @@ class BodyGuard:
         self.body_seconds = body_seconds
         self.io_seconds = io_seconds
 
-    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+    def __call__(self, wsgi_vars: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         """Buffer the body, then call the app."""
-        _limit_socket(environ, self.io_seconds)
-        self._buffer(environ)
-        return self.app(environ, start_response)  # type: ignore[no-any-return]
+        _limit_socket(wsgi_vars, self.io_seconds)
+        self._buffer(wsgi_vars)
+        return self.app(wsgi_vars, start_response)  # type: ignore[no-any-return]
 
-    def _buffer(self, environ: dict[str, Any]) -> None:
+    def _buffer(self, wsgi_vars: dict[str, Any]) -> None:
         """Replace wsgi.input by the whole body in memory, or by one that raises 408/413."""
         limit = self.config.get("MAX_CONTENT_LENGTH")
-        chunked = "chunked" in str(environ.get("HTTP_TRANSFER_ENCODING", "")).lower()
-        length = _content_length(environ)
+        chunked = "chunked" in str(wsgi_vars.get("HTTP_TRANSFER_ENCODING", "")).lower()
+        length = _content_length(wsgi_vars)
         if limit is None or not (chunked or length):
             return
         cap = int(limit)
         if not chunked and length is not None and length > cap:
             return  # Werkzeug answers 413 from the header alone
         try:
-            body = _read_upto(environ["wsgi.input"], cap + 1, self.body_seconds)
+            body = _read_upto(wsgi_vars["wsgi.input"], cap + 1, self.body_seconds)
         except (TimeoutError, OSError):  # too slow, or the client went away
-            environ["wsgi.input"] = _Refusing(RequestTimeout(_too_slow(self.body_seconds)))
+            wsgi_vars["wsgi.input"] = _Refusing(RequestTimeout(_too_slow(self.body_seconds)))
             return
         # Werkzeug now sees a plain body of known length; cap + 1 bytes make it answer 413.
-        environ["wsgi.input"] = io.BytesIO(b"" if len(body) > cap else body)
-        environ["CONTENT_LENGTH"] = str(len(body))
-        environ.pop("HTTP_TRANSFER_ENCODING", None)
-        environ.pop("wsgi.input_terminated", None)
+        wsgi_vars["wsgi.input"] = io.BytesIO(b"" if len(body) > cap else body)
+        wsgi_vars["CONTENT_LENGTH"] = str(len(body))
+        wsgi_vars.pop("HTTP_TRANSFER_ENCODING", None)
+        wsgi_vars.pop("wsgi.input_terminated", None)
 
 
 def _too_slow(seconds: float) -> str:
