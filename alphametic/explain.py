@@ -123,7 +123,8 @@ class _Walker:
         if pivot is None or depth >= MAX_DEPTH or width > MAX_WIDTH or self.spent():
             self.tally.open_letters = max(self.tally.open_letters, len(open_letters))
             self.tally.capped = True
-            self.steps.append(Step("case_open", {"count": len(open_letters)}, case=case))
+            key = "case_open" if len(open_letters) > 1 else "case_open_one"
+            self.steps.append(Step(key, {"count": len(open_letters)}, case=case))
             return _OPEN
         return self.split(state, case, depth, pivot)
 
@@ -223,8 +224,10 @@ def _layout(model: Model, state: State) -> Step:
     values = [c for carries in state.carries for c in carries]
     high, low = max(values, default=0), min(values, default=0)
     puzzle = model.puzzle
+    if high == low == 0:
+        return Step("columns_no_carry", {"first": 1})
     plain = all(sign > 0 for sign, _ in puzzle.left) and len(puzzle.right) == 1 and low == 0
-    if plain and puzzle.right[0][0] > 0:
+    if plain and len(puzzle.left) > 1 and puzzle.right[0][0] > 0:
         return Step("columns_plain", {"first": 1, "terms": len(puzzle.left), "high": high})
     return Step("columns", {"first": 1, "high": high, "low": low})
 

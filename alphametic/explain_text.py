@@ -30,6 +30,8 @@ ENGLISH: dict[str, str] = {
     "columns_plain": "Write the sum column by column; c1 is the carry out of {first:col}, "
     "c2 the carry out of the next, and so on. With {terms} words added, no carry can be "
     "more than {high}.",
+    "columns_no_carry": "Write the sum column by column; c1 is the carry out of {first:col}, "
+    "c2 the carry out of the next, and so on. Here no column can carry anything.",
     "extra_column": "{word} is longer than every word added, so its first letter {letter} is "
     "just the carry out of the column to its right, and that carry is at most {high}. "
     "{letter} cannot be 0, so {facts:facts}.",
@@ -75,6 +77,7 @@ ENGLISH: dict[str, str] = {
     "case_fails": "So {letter} = {digit} is impossible.",
     "case_solved": "Every letter is now known: {facts:facts}.",
     "case_open": "From here the search does the rest ({count} letters still open).",
+    "case_open_one": "From here the search does the rest (one letter still open).",
     "case_only": "Every other case fails, so {letter} = {digit}.",
     "case_narrowed": "{letter} = {failed:or} fail, so {letter} can only be {digits:or}.",
     "not_a_sum": "This puzzle is not a plain sum of words, so there are no columns to reason "
