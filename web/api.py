@@ -14,6 +14,7 @@ from web import estimates, export
 from web.bodies import check_json_depth
 from web.jobview import (
     QUEUE_FULL_RETRY,
+    client_id,
     job_or_none,
     page_items,
     refused,
@@ -175,6 +176,20 @@ def cancel_job(job_id: str) -> Response:
     return status_response(result[0])
 
 
+@bp.delete("/jobs/<job_id>")
+def delete_job(job_id: str) -> Response:
+    """Remove an ended job's stored solutions (only the client that submitted it may)."""
+    outcome = store().delete(job_id, client_id()) if valid_id(job_id) else "gone"
+    if outcome in ("gone", "forbidden"):
+        _missing(job_id)  # another client's job is none of this one's business
+    if outcome == "running":
+        raise ApiProblem(
+            409, "The job has not ended: cancel it first.", slug="job-running", field="state"
+        )
+    job = job_or_none(job_id) or _missing(job_id)
+    return status_response(job)
+
+
 @bp.get("/jobs/<job_id>/solutions")
 def get_solutions(job_id: str) -> Response:
     """Answer with one page of the job's solutions."""
@@ -226,6 +241,9 @@ def export_job(job_id: str) -> Response:
 def estimate() -> Response:
     """Estimate an enumeration's size and time (cheap, bounded) before submitting it."""
     args = request.args
+    if len(args.get("puzzle", "")) > estimates.MAX_QUERY:
+        detail = f"'puzzle' is longer than {estimates.MAX_QUERY} characters here; POST the job."
+        raise _invalid(detail, "puzzle")
     try:
         options = check_options(estimates.options_from_query(args))
         found = estimates.for_request(str(args.get("puzzle", "")), options, current_app)

@@ -20,6 +20,8 @@ from jobstore import Mode, OptionsError
 from jobstore.admission import normalise
 
 BUDGET = 0.1  # seconds of counting one estimate may spend
+MAX_QUERY = 1000  # characters of a puzzle sent in a URL (gunicorn reads request lines of 4 KiB)
+MAX_FIXED = 200
 # Rough speeds of one enumerate worker on the reference machine: the shard threshold is "about a
 # second of search" in nodes, and storing runs at about half a million solutions a second
 # (CP + IS + FUN = TRUE in base 24: 1,131,120 solutions in about 2 s).
@@ -51,6 +53,8 @@ def options_from_query(args: Mapping[str, str]) -> dict[str, Any]:
     if args.get("leading_zeros"):
         options["leading_zeros"] = args["leading_zeros"]
     if args.get("fixed"):
+        if len(args["fixed"]) > MAX_FIXED:
+            raise OptionsError(f"'fixed' is longer than {MAX_FIXED} characters.", "options.fixed")
         options["fixed"] = parse_fixed(args["fixed"])
     return options
 

@@ -7,6 +7,7 @@ from typing import Any
 from flask import Flask
 
 import alphametic
+from web import estimates
 from web.schemas import schemas
 
 PROBLEM = "application/problem+json"
@@ -107,6 +108,19 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                     **common,
                 },
             },
+            "delete": {
+                "operationId": "deleteJob",
+                "summary": "Remove an ended job's stored solutions (only its own client may).",
+                "description": (
+                    "The status stays until the job expires, with `deleted` set; what it stored "
+                    "no longer counts against the client's storage budget."
+                ),
+                "responses": {
+                    "200": _json("Job", "The job's status, its solutions removed."),
+                    "409": _problem("The job has not ended yet: cancel it first."),
+                    **common,
+                },
+            },
         },
         "/api/jobs/{job_id}/solutions": {
             "parameters": [JOB_ID],
@@ -185,7 +199,8 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                         "name": "puzzle",
                         "in": "query",
                         "required": True,
-                        "schema": {"type": "string", "maxLength": alphametic.MAX_CHARS},
+                        "schema": {"type": "string", "maxLength": estimates.MAX_QUERY},
+                        "description": "The puzzle (in the URL: at most 1,000 characters).",
                     },
                     {
                         "name": "base",
@@ -203,7 +218,7 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                     {
                         "name": "fixed",
                         "in": "query",
-                        "schema": {"type": "string"},
+                        "schema": {"type": "string", "maxLength": estimates.MAX_FIXED},
                         "description": "Known digits as letter=digit pairs: `E=5,M=1`.",
                     },
                 ],  # fmt: skip

@@ -29,6 +29,10 @@ RUNS = [
     ("/api/jobs/{job_id}/grid", "GET", NEGATIVE),
     ("/api/jobs/{job_id}/cancel", "POST", POSITIVE),
     ("/api/jobs/{job_id}/cancel", "POST", NEGATIVE),
+    ("/api/jobs/{job_id}/export", "GET", POSITIVE),
+    ("/api/jobs/{job_id}/export", "GET", NEGATIVE),
+    ("/api/estimate", "GET", POSITIVE),
+    ("/api/estimate", "GET", NEGATIVE),
     ("/healthz", "GET", POSITIVE),
     ("/readyz", "GET", POSITIVE),
 ]
