@@ -82,12 +82,19 @@ def test_no_serious_accessibility_violations(
 @pytest.mark.parametrize("javascript", [True, False])
 @pytest.mark.parametrize("lang", LANGS)
 def test_no_horizontal_scroll_at_390_px(
-    browser: Any, live_server: str, pages: dict[str, str], lang: str, javascript: bool
+    browser: Any,
+    live_server: str,
+    pages: dict[str, str],
+    artifacts: Path,
+    lang: str,
+    javascript: bool,
 ) -> None:
     with new_tab(browser, width=NARROW, lang=lang, javascript=javascript) as tab:
         for name, path in pages.items():
             open_page(tab, live_server, path)
             assert horizontal_overflow(tab) == 0, f"{name} ({lang}) scrolls sideways"
+            if javascript:
+                tab.screenshot(path=str(artifacts / f"390-{lang}-{name}.png"), full_page=True)
         # The base-22 grid is wider than the phone: it scrolls inside its own box.
         tab.goto(live_server + pages["wide"])
         box = tab.locator("section.grid .scroll")

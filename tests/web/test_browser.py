@@ -204,3 +204,17 @@ def test_form_post_without_csrf_token_is_refused(page: Any, live_server: str) ->
     assert posted.value.status == 403
     assert "security token" in page.locator("body").inner_text()
     assert re.search(r"Error 403", page.locator("h1").inner_text())
+
+
+@pytest.mark.parametrize("javascript", [True, False])
+def test_warning_offers_count_instead(browser: Any, live_server: str, javascript: bool) -> None:
+    with new_tab(browser, lang="ja", javascript=javascript) as page:
+        submit(page, live_server, "CP + IS + FUN = TRUE", mode="enumerate", base=24)
+        warning = page.locator("#size-warning")
+        warning.wait_for()  # 1,131,120 solutions: more than the 1,000,000 a job may store
+        assert "1,000,000" in warning.inner_text()
+        page.click("#count-instead")
+        page.wait_for_url(f"{live_server}/jobs/*")
+        page.wait_for_selector(DONE, timeout=60_000)
+        assert page.locator("#counted").inner_text() == "この問題の解は 1,131,120 個です。"
+        assert page.locator("#solutions").count() == 0
