@@ -34,7 +34,11 @@ def browser() -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def running(live_server: str) -> Iterator[str]:
     """A long enumeration (base 36), running while the pictures are taken; cancelled after."""
-    body = {"puzzle": "CP + IS + FUN = TRUE", "mode": "enumerate", "options": {"base": 36}}
+    body: dict[str, Any] = {
+        "puzzle": "CP + IS + FUN = TRUE",
+        "mode": "enumerate",
+        "options": {"base": 36},
+    }
     job = requests.post(live_server + "/api/jobs", json=body, timeout=10).json()
     try:
         yield f"/jobs/{job['id']}"
