@@ -63,7 +63,10 @@ def redis_argv(binary: str, port: int, data_dir: Path) -> list[str]:
         "--appendonly", "yes",
         "--appendfsync", "everysec",
         "--save", "",
-        # A broker must refuse writes when full rather than silently drop queued jobs.
+        # A broker must refuse writes when full rather than silently drop queued jobs; with a
+        # maxmemory, new enumerations are refused (503) above ALPHAMETIC_MEMORY_WATERMARK of it
+        # long before writes would fail mid-job.
+        "--maxmemory", os.environ.get("REDIS_MAXMEMORY", "").strip() or "1gb",
         "--maxmemory-policy", "noeviction",
     ]  # fmt: skip
 

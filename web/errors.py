@@ -7,7 +7,7 @@ import logging
 from flask import Flask, Response, current_app, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from jobstore import RateLimited, Unavailable
+from jobstore import RateLimited, StorageFull, Unavailable
 from web.problems import TITLES, ApiProblem, problem
 
 log = logging.getLogger(__name__)
@@ -57,6 +57,11 @@ def _unavailable(exc: Unavailable) -> Response:
     return error_response(503, detail, {"Retry-After": "5"})
 
 
+def _storage_full(exc: StorageFull) -> Response:
+    """Answer 503 with Retry-After while Redis is above its memory watermark."""
+    return error_response(503, str(exc), {"Retry-After": str(exc.retry_after)})
+
+
 def _server_error(exc: Exception) -> Response:
     """Log an unexpected error and answer 500 without leaking internals."""
     log.exception("unhandled error on %s %s", request.method, request.path)
@@ -69,4 +74,5 @@ def register_errors(app: Flask) -> None:
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Unavailable, _unavailable)
     app.register_error_handler(RateLimited, _rate_limited)
+    app.register_error_handler(StorageFull, _storage_full)
     app.register_error_handler(Exception, _server_error)

@@ -102,6 +102,24 @@ def schemas(max_page: int) -> dict[str, Any]:
                 "eta": {"type": ["number", "null"], "minimum": 0},
                 "error": {"type": ["string", "null"]},
                 "solution": {"oneOf": [digit_map, {"type": "null"}]},
+                "truncated": {"type": "boolean", "description": "Stored fewer than found."},
+                "truncated_reason": {
+                    "type": ["string", "null"],
+                    "enum": ["cap", "budget", None],
+                    "description": "The job's cap on stored solutions, or its client's budget.",
+                },
+                "limit_at": {
+                    **NULL_TIME,
+                    "description": "When the job will stop at its time limit, when that comes "
+                    "before the end of its search (the ETA then counts to it).",
+                },
+                "queue_position": {
+                    "type": ["integer", "null"],
+                    "minimum": 1,
+                    "description": "While queued: 1 means it is next.",
+                },
+                "expected_start": {**NULL_TIME, "description": "While queued: a rough guess."},
+                "deleted": {**NULL_TIME, "description": "When its solutions were deleted."},
                 "links": {
                     "type": "object",
                     "required": list(LINKS),

@@ -10,6 +10,8 @@ again, skipping those, then the rest. So an interruption loses at most one piece
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -43,20 +45,38 @@ class Position:
         return cls(depth, piece, skip)
 
 
+def _key(puzzle: alphametic.Puzzle) -> str:
+    """What identifies a puzzle for the caches below (its text and options)."""
+    return json.dumps([puzzle.text, puzzle.options()], sort_keys=True)
+
+
+@functools.lru_cache(maxsize=8)
+def _cut(key: str, depth: int, puzzle: alphametic.Puzzle) -> list[tuple[tuple[int, ...], float]]:
+    """Every piece of a puzzle at a depth (the shards of one job share it: once per process)."""
+    return alphametic.shards(puzzle, depth)
+
+
+@functools.lru_cache(maxsize=8)
+def _size(key: str, puzzle: alphametic.Puzzle) -> float:
+    """The estimated search tree of a puzzle (once per process)."""
+    return alphametic.estimate(puzzle, probes=4)
+
+
 def pieces(
     puzzle: alphametic.Puzzle, prefix: tuple[int, ...], depth: int
 ) -> list[tuple[tuple[int, ...], float]]:
     """The pieces under `prefix` at `depth` letters, in search order, with their shares of it."""
     if depth <= len(prefix):
         return [(prefix, 1.0)]
-    found = [(p, w) for p, w in alphametic.shards(puzzle, depth) if p[: len(prefix)] == prefix]
+    every = _cut(_key(puzzle), depth, puzzle)
+    found = [(p, w) for p, w in every if p[: len(prefix)] == prefix]
     total = sum(w for _, w in found)
     return [(p, w / total) for p, w in found] if total > 0 else [(prefix, 1.0)]
 
 
 def depth_for(puzzle: alphametic.Puzzle, prefix: tuple[int, ...], share: float) -> int:
     """How many letters to fix per piece so that a piece is about PIECE_NODES of search."""
-    nodes = alphametic.estimate(puzzle, probes=4) * max(share, 1e-12)
+    nodes = _size(_key(puzzle), puzzle) * max(share, 1e-12)
     if nodes <= 2 * PIECE_NODES:
         return len(prefix)  # one piece: the whole search is short
     letters = len(puzzle.letters)

@@ -2,15 +2,14 @@
 
 Celery sets up its log handlers in the main process (pool processes inherit them); the
 after_setup_* signals then give each handler our filter and, with ALPHAMETIC_LOG_FORMAT=json,
-the JSON formatter. task_prerun names the job (the task's first argument) and the claim names
-the attempt (Attempt.claim is wrapped: the number is decided there, inside Redis). Lines
+the JSON formatter. task_prerun names the job (the task's first argument) and the task names the
+attempt once its claim has decided it, inside Redis (name_attempt). Lines
 Celery writes about a task outside its run ("received", "succeeded in") carry the job id taken
 from the task's arguments.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 from contextvars import ContextVar
@@ -18,7 +17,6 @@ from typing import Any
 
 from celery import signals
 
-from jobstore.attempt import Attempt
 from jobstore.logformat import formatter, log_format
 
 TEXT = "[%(asctime)s: %(levelname)s/%(processName)s] %(message)s%(job_context)s"
@@ -70,21 +68,10 @@ def run_ended(**_: Any) -> None:
     CURRENT.set(("", ""))
 
 
-def track_claims() -> None:
-    """Wrap Attempt.claim so the attempt it starts is named on the run's lines."""
-    original = Attempt.claim
-    if getattr(original, "names_attempt", False):
-        return
-
-    @functools.wraps(original)
-    def claim(self: Attempt, *args: Any, **kwargs: Any) -> Any:
-        result = original(self, *args, **kwargs)
-        if CURRENT.get()[0] == self.job_id and result.attempt:
-            CURRENT.set((self.job_id, str(result.attempt)))
-        return result
-
-    claim.names_attempt = True  # type: ignore[attr-defined]
-    Attempt.claim = claim  # type: ignore[method-assign]
+def name_attempt(job_id: str, attempt: int) -> None:
+    """Name the attempt a claim started on the run's lines (tasks.py calls it after claiming)."""
+    if CURRENT.get()[0] == job_id and attempt:
+        CURRENT.set((job_id, str(attempt)))
 
 
 def install_logging() -> None:
@@ -94,4 +81,3 @@ def install_logging() -> None:
     signals.after_setup_task_logger.connect(configure_handlers, weak=False)
     signals.task_prerun.connect(run_started, weak=False)
     signals.task_postrun.connect(run_ended, weak=False)
-    track_claims()

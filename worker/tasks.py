@@ -22,6 +22,7 @@ from jobstore.connection import UNREACHABLE, client_for
 from . import shards, stopping
 from .celery_app import app, hard_limit
 from .holder import holder_is_dead, holder_name
+from .logs import name_attempt
 from .run import Run
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,7 @@ def execute(task: Any, mode: Mode, job_id: str) -> str:
             claim = attempt.claim(holder, force=True, hard_limit=hard)
     except UNREACHABLE as error:
         raise task.retry(exc=error, countdown=1, max_retries=None) from error
+    name_attempt(job_id, claim.attempt)
     if claim.status == "busy":
         # Another live run holds the lease: look again when it would have expired.
         wait = max(0.5, (claim.lease or time.time()) - time.time() + 0.5)

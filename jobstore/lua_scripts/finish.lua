@@ -36,11 +36,17 @@ local flagged = p[3] and p[3] ~= ''
 if canceled and not failed and not flagged then failed = 'a shard was stopped' end
 if failed and not flagged then state = 'failed' elseif canceled or failed then state = 'canceled' end
 if state == 'succeeded' then progress = 1 else progress = math.min(progress, 0.999999) end
-local truncated = '0'
-if found > tonumber(ARGV[5]) then truncated = '1' end
+-- Stored fewer than found: the job's cap, or (when a shard says so) its client's budget.
+local truncated, why = '0', ''
+if tonumber(redis.call('HGET', KEYS[1], 'stored_all') or '0') < found then
+  truncated, why = '1', 'cap'
+  for i = 1, n do
+    if redis.call('HGET', KEYS[3 + i], 'truncated_reason') == 'budget' then why = 'budget' end
+  end
+end
 redis.call('HSET', KEYS[1], 'state', state, 'finished', ARGV[1], 'eta', '', 'found',
   string.format('%d', found), 'nodes', string.format('%d', nodes), 'progress',
-  string.format('%.17g', progress), 'truncated', truncated, 'error',
+  string.format('%.17g', progress), 'truncated', truncated, 'truncated_reason', why, 'error',
   (state == 'failed' and failed) or '')
 redis.call('ZREM', KEYS[2], ARGV[4])
 for i = 1, #KEYS do

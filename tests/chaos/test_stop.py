@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import requests
 
 from jobstore import JobStore, Keys, Mode, Settings, State
 from tests.support.chaos import wait_until
@@ -90,7 +91,7 @@ def test_a_sharded_job_survives_a_stop(
     wait_until(lambda: running_with_progress(store, job.id, 0.2), 30, "the shards under way")
     worker.proc.send_signal(signal.SIGTERM)
     worker.proc.wait(10)
-    assert store.get(job.id).state is State.RUNNING  # type: ignore[union-attr]
+    assert store.get(job.id).state is State.RUNNING
     worker_factory(settings, "enumerate")
     done = wait_job(store, job.id, timeout=60)
     assert done.state is State.SUCCEEDED, done.to_dict()
@@ -202,3 +203,39 @@ def test_an_idle_worker_stops_at_once(
         send(worker)
         worker.proc.wait(10)
         assert not worker.alive()
+
+
+def test_a_frozen_redis_gets_503s_within_the_timeout(
+    fresh_settings: Callable[..., Settings], redis_factory: Any, web_factory: Any
+) -> None:
+    """With Redis stopped (SIGSTOP), every request answers 503 within the timeout plus 1 s,
+    and /healthz is not held up by threads waiting on Redis."""
+    server = redis_factory()
+    settings = fresh_settings().replace(redis_url=server.url, redis_timeout=1.0)
+    web = web_factory(settings)
+    session = requests.Session()
+    assert session.get(f"{web.url}/readyz", timeout=10).status_code in (200, 503)
+    pid = server.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        slowest = 0.0
+        for _ in range(3):
+            for method, path, body in (
+                ("POST", "/api/jobs", {"puzzle": "SEND + MORE = MONEY"}),
+                ("GET", f"/api/jobs/{'0' * 8}-0000-4000-8000-{'0' * 12}", None),
+                ("GET", "/readyz", None),
+            ):
+                started = time.monotonic()
+                answer = session.request(method, web.url + path, json=body, timeout=30)
+                slowest = max(slowest, time.monotonic() - started)
+                assert answer.status_code == 503, (path, answer.status_code, answer.text)
+                if path.startswith("/api/"):  # /readyz answers its own JSON status body
+                    assert answer.headers["Content-Type"].startswith("application/problem+json")
+            started = time.monotonic()
+            assert session.get(f"{web.url}/healthz", timeout=10).status_code == 200
+            assert time.monotonic() - started < 0.5
+        assert slowest < settings.redis_timeout + 1.0, slowest
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert session.get(f"{web.url}/readyz", timeout=10).status_code in (200, 503)

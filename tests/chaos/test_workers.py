@@ -131,10 +131,11 @@ def test_frozen_worker_loses_its_lease_and_its_late_writes_are_refused(
     assert store.get(job.id).to_dict() == done.to_dict()
 
 
-def test_warm_shutdown_finishes_the_running_job(
+def test_warm_shutdown_hands_the_running_job_back(
     fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
 ) -> None:
-    """Case 3a: SIGTERM mid-job -> the worker finishes the job (attempt 1), then exits."""
+    """Case 3a: SIGTERM mid-job -> the worker hands the job back at once (attempt 1, progress
+    kept) and exits; the next worker resumes it."""
     settings = fresh_settings()
     worker = worker_factory(settings, "enumerate")
     store = store_factory(settings)
@@ -142,17 +143,21 @@ def test_warm_shutdown_finishes_the_running_job(
     wait_until(lambda: running_with_output(store, job.id), 30, "running with output")
     worker.proc.send_signal(signal.SIGTERM)
     assert worker.proc.wait(30) == 0
-    done = store.get(job.id)
-    assert done is not None and done.state is State.SUCCEEDED and done.attempt == 1
+    back = store.get(job.id)
+    assert back is not None and back.state is State.QUEUED and back.attempt == 1
+    second = worker_factory(settings, "enumerate")
+    (done,) = wait_done(store, [job.id], 30)
+    assert done.state is State.SUCCEEDED and done.attempt == 1
     assert mismatch(store, done) == ""
-    assert completions([worker], job.id) == ["1: succeeded"]
+    assert completions([worker, second], job.id) == ["1: succeeded"]
 
 
 def test_cold_shutdown_requeues_the_running_job(
     fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
 ) -> None:
     """Case 3b: SIGTERM then SIGQUIT (cold shutdown) mid-job -> the job goes back to the
-    queue and another worker finishes it."""
+    queue (handed back, or after its lease if the cold shutdown came first) and another
+    worker finishes it."""
     settings = fresh_settings()
     first = worker_factory(settings, "enumerate")
     store = store_factory(settings)
@@ -162,12 +167,12 @@ def test_cold_shutdown_requeues_the_running_job(
     time.sleep(0.2)
     first.proc.send_signal(signal.SIGQUIT)
     first.proc.wait(30)
-    assert store.get(job.id).state is State.RUNNING
+    assert store.get(job.id).state in (State.QUEUED, State.RUNNING)
     second = worker_factory(settings, "enumerate")
     (done,) = wait_done(store, [job.id], 30)
-    assert done.state is State.SUCCEEDED and done.attempt == 2, done.to_dict()
+    assert done.state is State.SUCCEEDED and done.attempt in (1, 2), done.to_dict()
     assert mismatch(store, done) == ""
-    assert completions([first, second], job.id) == ["2: succeeded"]
+    assert completions([first, second], job.id) == [f"{done.attempt}: succeeded"]
 
 
 def test_visibility_timeout_shorter_than_the_job_still_one_run(

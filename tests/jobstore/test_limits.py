@@ -21,10 +21,15 @@ def test_soft_limit_fails_job_with_partial_results(
 ) -> None:
     """A 1 s soft limit ends a long enumeration failed "time limit", keeping what it found."""
     settings = fresh_settings(enumerate_soft_limit=1.0, enumerate_hard_limit=10.0)
-    worker_factory(settings, "enumerate")
+    worker = worker_factory(settings, "enumerate")
     store = store_factory(settings)
     job = wait_job(store, store.submit("enumerate", *LONG).id, timeout=20)
     assert job.state is State.FAILED and job.error == "time limit"
+    # Celery (and so Flower and `celery events`) sees a failure with the reason.
+    deadline = time.monotonic() + 5
+    while "raised expected: JobFailed('time limit')" not in worker.log():
+        assert time.monotonic() < deadline, worker.log()[-2000:]
+        time.sleep(0.05)
     assert 0.9 <= job.elapsed < 3.0 and 0.0 < job.progress < 1.0
     page = store.solutions(job.id, 0, 100)
     assert page is not None and page.total == job.solutions_found > 0

@@ -75,14 +75,19 @@ def mismatch(store: JobStore, job: Job) -> str:
     )
 
 
+HANDED_BACK = ("stopped", "yielded")
+
+
 def endings(workers: list[WorkerProcess], job_id: str) -> dict[str, list[str]]:
     """Per job id (the job's and its shards' "{id}.{n}"), the attempts that ran to an end,
-    from the workers' logs, as "<attempt>: <outcome>"."""
+    from the workers' logs, as "<attempt>: <outcome>" (a run that handed its job back, a
+    stopping worker's or one yielding to others, did not end it)."""
     pattern = re.compile(rf"job ({re.escape(job_id)}(?:\.\d+)?) attempt (\d+) ended: (\w+)")
     found: dict[str, list[str]] = {}
     for worker in workers:
         for name, attempt, outcome in pattern.findall(worker.log()):
-            found.setdefault(name, []).append(f"{attempt}: {outcome}")
+            if outcome not in HANDED_BACK:
+                found.setdefault(name, []).append(f"{attempt}: {outcome}")
     return found
 
 
@@ -106,10 +111,8 @@ def ran_once(workers: list[WorkerProcess], job: Job) -> str:
         time.sleep(0.05)
         ended = endings(workers, job.id)
     if not ended:
-        # Celery SIGTERMs a pool process running a task when the broker connection drops
-        # (worker_cancel_long_running_tasks_on_connection_loss); one stopped between its final
-        # write and its log line leaves a finished job without a line. A single claim
-        # (attempt 1: every claim counts) still proves it ran once.
+        # A pool process that died between its final write and its log line leaves a finished
+        # job without a line; attempt 1 (no run of it was lost) still proves it ran once.
         return "" if job.done and job.attempt == 1 else f"job {job.id} never ended"
     twice = {name: ends for name, ends in ended.items() if len(unstale(ends)) != 1}
     return f"ended other than once: {twice}" if twice else ""

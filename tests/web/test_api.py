@@ -197,7 +197,7 @@ def test_puzzle_error_names_position(client: FlaskClient) -> None:
 
 @pytest.mark.parametrize(
     ("method", "path"),
-    [("get", "/api/jobs"), ("put", "/api/jobs"), ("delete", "/api/jobs/{id}"),
+    [("get", "/api/jobs"), ("put", "/api/jobs"), ("put", "/api/jobs/{id}"),
      ("get", "/api/jobs/{id}/cancel"), ("post", "/api/jobs/{id}/solutions")],
 )  # fmt: skip
 def test_wrong_method_is_405(client: FlaskClient, method: str, path: str) -> None:
@@ -245,3 +245,17 @@ def test_redis_down_is_503(web_settings: Any) -> None:
     # What is wrong with a request is still said with Redis away (it just goes uncounted).
     assert_problem(client.post("/api/jobs", json={"puzzle": "A + B"}), 422)
     assert_problem(client.post("/api/jobs", data="{", content_type="application/json"), 422)
+
+
+def test_delete_removes_an_ended_jobs_solutions(client: FlaskClient, job_store: JobStore) -> None:
+    """DELETE of one's own ended job empties its list; a running job is 409; ids unknown 404."""
+    created = post_job(client, {"puzzle": "TWO + TWO = FOUR", "mode": "enumerate"}).get_json()
+    wait_job(job_store, created["id"])
+    assert client.get(f"/api/jobs/{created['id']}/solutions").get_json()["total"] == 7
+    gone = client.delete(f"/api/jobs/{created['id']}")
+    assert gone.status_code == 200 and gone.get_json()["deleted"]
+    assert client.get(f"/api/jobs/{created['id']}/solutions").get_json()["total"] == 0
+    assert_problem(client.delete(f"/api/jobs/{uuid.uuid4()}"), 404)
+    running = post_job(client, LONG).get_json()
+    assert_problem(client.delete(f"/api/jobs/{running['id']}"), 409)
+    client.post(f"/api/jobs/{running['id']}/cancel")

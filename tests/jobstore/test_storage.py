@@ -1,0 +1,96 @@
+"""Bounded storage: the cap holds across shards, a client's budget, deleting stored data,
+counting without storing, and refusing new enumerations when Redis is nearly full."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from jobstore import JobStore, Settings, State, StorageFull
+from tests.support.puzzles import engine_list
+
+# 290,304 solutions over 12 shards (base 11).
+SHARDED = ("A + B + C + D = E + F + G + H", {"base": 11})
+
+
+def stored(store: JobStore, job_id: str) -> int:
+    """How many solutions the job's list holds (over its shards)."""
+    page = store.solutions(job_id, 0, 1)
+    assert page is not None
+    return page.total
+
+
+def test_the_cap_holds_exactly_across_shards(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, wait_job: Any
+) -> None:
+    """Two workers run shards at once; together they store exactly the cap, in order."""
+    settings = fresh_settings(shard_threshold=1_000, shard_count=12, max_stored_solutions=50_000)
+    store = JobStore(settings)
+    worker_factory(settings, "enumerate", concurrency=2)
+    done = wait_job(store, store.submit("enumerate", *SHARDED).id, timeout=90)
+    assert done.state is State.SUCCEEDED and done.solutions_found == 290_304
+    assert done.truncated and done.to_dict()["truncated_reason"] == "cap"
+    assert stored(store, done.id) == 50_000
+    assert int(store.redis.hget(store.keys.job(done.id), "stored_all") or 0) == 50_000
+
+
+def test_a_clients_budget_stops_storing_but_not_counting(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, wait_job: Any
+) -> None:
+    """Past its budget a client's jobs still count every solution but store nothing more."""
+    settings = fresh_settings(shard_threshold=0, max_stored_per_client=1_500)
+    store = JobStore(settings)
+    worker_factory(settings, "enumerate")
+    first = wait_job(store, store.submit("enumerate", "ABC + DEF = GHI", client="c1").id)
+    assert first.solutions_found == 1_088 and not first.truncated
+    second = wait_job(store, store.submit("enumerate", "ABC + DEF = GHI", {"base": 11},
+                                          client="c1").id)  # fmt: skip
+    assert second.truncated and second.to_dict()["truncated_reason"] == "budget"
+    assert stored(store, second.id) == 1_500 - 1_088 and second.solutions_found > 1_500
+    other = wait_job(store, store.submit("enumerate", "ABC + DEF = GHI", client="c2").id)
+    assert not other.truncated  # another client has a budget of its own
+    # Deleting a job's data gives its budget back (only its own client may delete it).
+    assert store.delete(first.id, "c2") == "forbidden"
+    assert store.delete(first.id, "c1") == "deleted"
+    assert stored(store, first.id) == 0 and store.get(first.id).deleted  # type: ignore[union-attr]
+    third = wait_job(store, store.submit("enumerate", "TWO + TWO = FOUR", client="c1").id)
+    assert not third.truncated and stored(store, third.id) == 7
+
+
+def test_count_mode_counts_and_stores_nothing(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, wait_job: Any
+) -> None:
+    """Counting a sharded puzzle gives the enumeration's number and keeps no solution."""
+    settings = fresh_settings(shard_threshold=1_000, shard_count=12)
+    store = JobStore(settings)
+    worker_factory(settings, "enumerate")
+    done = wait_job(store, store.submit("count", *SHARDED).id, timeout=90)
+    assert done.state is State.SUCCEEDED and done.solutions_found == len(engine_list(*SHARDED))
+    assert stored(store, done.id) == 0
+
+
+def test_running_jobs_cannot_be_deleted_and_unknown_ones_are_gone(
+    fresh_settings: Callable[..., Settings],
+) -> None:
+    """Only an ended job's data can go."""
+    store = JobStore(fresh_settings())
+    job = store.submit("enumerate", "ABC + DEF = GHI", client="c1")
+    assert store.delete(job.id, "c1") == "running"
+    assert store.delete("no-such-job", "c1") == "gone"
+
+
+def test_new_enumerations_are_refused_near_maxmemory(
+    fresh_settings: Callable[..., Settings],
+) -> None:
+    """Above the watermark of maxmemory an enumeration is refused; solving still works."""
+    store = JobStore(fresh_settings(memory_watermark=0.01))
+    used = int(store.redis.info("memory")["used_memory"])
+    store.redis.config_set("maxmemory", str(used * 2))
+    try:
+        with pytest.raises(StorageFull):
+            store.submit("enumerate", "ABC + DEF = GHI")
+        assert store.submit("solve", "ABC + DEF = GHI").state is State.QUEUED
+    finally:
+        store.redis.config_set("maxmemory", "0")
