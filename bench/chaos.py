@@ -35,6 +35,8 @@ from tests.support.puzzles import all_compact, engine_list  # noqa: E402
 
 # 2,580,480 solutions, ~10 s of search with storing on two quiet cores.
 LONG: tuple[str, dict[str, Any]] = ("A + B + C + D + E = F + G + H + I", {"base": 12})
+# 763,200 solutions, several seconds: the partition's job (as in tests/chaos/test_hosts.py).
+CUT: tuple[str, dict[str, Any]] = ("A + B + C + D + E = F + G + H + I", {"base": 11})
 # 290,304 solutions, a few seconds.
 MID: tuple[str, dict[str, Any]] = ("A + B + C + D = E + F + G + H", {"base": 11})
 _engine: dict[str, list[str]] = {}
@@ -170,7 +172,7 @@ def frozen_twice() -> None:
 
 
 def cut_off() -> None:
-    """(c) Two hosts; the one running MID is cut off; takeover and refused late writes."""
+    """(c) Two hosts; the one running CUT is cut off; takeover and refused late writes."""
     print(f"\n(c) partition -> takeover   [{uptime()}]")
     reason = missing()
     if reason:
@@ -193,15 +195,15 @@ def cut_off() -> None:
                 for worker in workers.values():
                     worker.wait_ready(60)
                 store = JobStore(settings)
-                cut = partition(store, store.submit("enumerate", *MID).id, hosts, workers, 120)
+                cut = partition(store, store.submit("enumerate", *CUT).id, hosts, workers, 120)
             finally:
                 WorkerProcess.stop_all(list(workers.values()))
             print(f"  lease {lease:4.1f} s, heartbeat {beat} s: takeover {cut.takeover:5.2f} s "
                   f"(bound {lease + beat:4.1f} s; lease left at the cut {cut.lease_left:4.2f} s"
                   f") by {cut.new_host}, progress {cut.cut_progress:.3f} -> resumed at "
                   f"{cut.resumed_from:.3f}; link back -> cut-off run stale in {cut.refused:.2f} s"
-                  f" {cut.stale_ends}; job {cut.job.state.value} attempt {cut.job.attempt}, "
-                  f"{exact(store, cut.job, MID)}")  # fmt: skip
+                  f" {cut.stale_ends} (new run still running then: {cut.running_then}); job {cut.job.state.value} attempt {cut.job.attempt}, "
+                  f"{exact(store, cut.job, CUT)}")  # fmt: skip
     finally:
         network.cleanup()
         server.cleanup()

@@ -21,8 +21,9 @@ from tests.support.puzzles import all_compact, engine_list
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
-# 290,304 solutions, a few seconds with storing: cut off a fifth of the way in.
-MID: tuple[str, dict[str, Any]] = ("A + B + C + D = E + F + G + H", {"base": 11})
+# 763,200 solutions, several seconds with storing: cut off a tenth of the way in, the new
+# run still runs when the cut-off one's late writes arrive.
+JOB: tuple[str, dict[str, Any]] = ("A + B + C + D + E = F + G + H + I", {"base": 11})
 LEASE, HEARTBEAT = 2.0, 0.5
 # Beyond lease + heartbeat: the new run's claim (Celery hands the re-queued message over).
 HANDOFF = 0.5
@@ -48,7 +49,7 @@ def cut_off(
     worker_factory: Any,
     store_factory: Any,
 ) -> tuple[Partition, JobStore]:
-    """Two hosts with one enumerate worker each; the one running MID is cut off mid-way."""
+    """Two hosts with one enumerate worker each; the one running JOB is cut off mid-way."""
     server = redis_factory()
     settings = fresh_settings(shard_threshold=0, lease_seconds=LEASE, heartbeat_interval=HEARTBEAT)
     settings = settings.replace(redis_url=server.url)
@@ -61,7 +62,7 @@ def cut_off(
         for name, host in hosts.items()
     }
     store = store_factory(settings)
-    job = store.submit("enumerate", *MID)
+    job = store.submit("enumerate", *JOB)
     return partition(store, job.id, hosts, workers), store
 
 
@@ -82,11 +83,12 @@ def test_a_cut_off_host_loses_its_job_to_the_other_and_its_late_writes_are_refus
     assert cut.takeover >= cut.lease_left - 0.05, "taken over before the lease ran out"
     assert cut.resumed_from >= cut.cut_progress - 0.05, "the takeover did not resume"
     assert cut.stale_ends == ["1: stale"], cut.stale_ends
+    assert cut.running_then, "the new run had ended: its claim was not what refused the old one"
     done = cut.job
     assert done.state is State.SUCCEEDED and done.attempt == 2, done.to_dict()
     assert done.holder == cut.new_holder
     assert namespace_of(cut.new_holder) not in ("", namespace_of(cut.cut_holder))
-    want = engine_list(*MID)
+    want = engine_list(*JOB)
     got = all_compact(store, done.id)
-    assert len(got) == len(want) == done.solutions_found == 290_304
+    assert len(got) == len(want) == done.solutions_found == 763_200
     assert got == want, f"stored {len(got)} ({len(set(got))} distinct), engine {len(want)}"

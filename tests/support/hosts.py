@@ -184,6 +184,7 @@ class Partition:
     new_holder: str
     resumed_from: float  # progress of the job when the new run first wrote
     refused: float  # link back -> the cut-off run logged itself stale
+    running_then: bool  # the new run still ran then (so its claim, not the end, refused it)
     job: Job
     stale_ends: list[str]  # the cut-off worker's endings of this job ("1: stale")
 
@@ -211,7 +212,8 @@ def partition(
     mended = time.monotonic()
     wait_until(lambda: endings([workers[victim]], job_id), timeout, "the cut-off run's end")
     refused = time.monotonic() - mended
-    done = store.get(job_id)
+    then = store.get(job_id)
+    done = then
     deadline = time.monotonic() + timeout
     while done is not None and not done.done and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -228,6 +230,7 @@ def partition(
         new_holder=holder,
         resumed_from=resumed_from,
         refused=refused,
+        running_then=then is not None and then.state is State.RUNNING,
         job=done,
         stale_ends=endings([workers[victim]], job_id).get(job_id, []),
     )
