@@ -202,7 +202,8 @@ def cut_off() -> None:
                   f"(bound {lease + beat:4.1f} s; lease left at the cut {cut.lease_left:4.2f} s"
                   f") by {cut.new_host}, progress {cut.cut_progress:.3f} -> resumed at "
                   f"{cut.resumed_from:.3f}; link back -> cut-off run stale in {cut.refused:.2f} s"
-                  f" {cut.stale_ends} (new run still running then: {cut.running_then}); job {cut.job.state.value} attempt {cut.job.attempt}, "
+                  f" {cut.stale_ends} (the new run still running then: {cut.running_then}); "
+                  f"job {cut.job.state.value} attempt {cut.job.attempt}, "
                   f"{exact(store, cut.job, CUT)}")  # fmt: skip
     finally:
         network.cleanup()
