@@ -9,6 +9,7 @@ two deployments in one Redis database.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -24,6 +25,7 @@ from jobstore import JobStore, Keys, Mode, Settings, State
 from tests.support.chaos import wait_until
 from tests.support.processes import ROOT, WorkerProcess
 from tests.support.puzzles import all_compact, engine_list
+from worker.celery_app import make_app
 
 pytestmark = pytest.mark.slow
 
@@ -239,3 +241,25 @@ def test_a_frozen_redis_gets_503s_within_the_timeout(
     finally:
         os.kill(pid, signal.SIGCONT)
     assert session.get(f"{web.url}/readyz", timeout=10).status_code in (200, 503)
+
+
+def test_revoking_a_jobs_task_cancels_the_job(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any, wait_job: Any
+) -> None:
+    """`celery control revoke --terminate` of a running job's task ends the job canceled
+    (cooperatively: no worker lost, no re-run)."""
+    settings = fresh_settings(shard_threshold=0)
+    store = store_factory(settings)
+    worker = worker_factory(settings, "enumerate")
+    job = store.submit("enumerate", *LONG)
+    wait_until(lambda: running_with_progress(store, job.id, 0.0001), 30, "the job running")
+    found = re.search(rf"\[([0-9a-f-]{{36}})\] received \[job {job.id}", worker.log())
+    assert found, worker.log()[-2000:]
+    app = make_app(settings)
+    try:
+        app.control.revoke(found[1], terminate=True)
+    finally:
+        app.close()
+    done = wait_job(store, job.id, timeout=20)
+    assert done.state is State.CANCELED and done.attempt == 1, done.to_dict()
+    assert worker.alive()
