@@ -13,6 +13,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +100,7 @@ def bench_latency(count: int = 500) -> dict[str, float]:
             bare: list[float] = []
             for warm in random_additions(20, seed=99):
                 client.create(warm, wait=10)
-            ways = {
+            ways: dict[str, Callable[[str], dict[str, Any]]] = {
                 "POST ?wait": lambda p: client.create(p, wait=10),
                 "POST, GET ?wait": lambda p: client.status(client.submit(p), wait=10),
                 "POST, GET polls 1 ms": lambda p: client.wait(client.submit(p), 0.001),
@@ -194,7 +195,9 @@ def throughput(
     """Closed loop: each of `clients` threads submits a job and waits (poll=None: long polls,
     else GETs every `poll` seconds) until it is done."""
     puzzles = random_additions(count, seed=seed)
-    lock, latencies, errors = threading.Lock(), [], []
+    lock = threading.Lock()
+    latencies: list[float] = []
+    errors: list[float] = []
     pending = iter(puzzles)
 
     def run(client: Client) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.harness import percentile  # noqa: E402
+from harness import percentile  # noqa: E402
 from jobstore import JobStore, Settings  # noqa: E402
 from tests.support.load import (  # noqa: E402
     latencies,

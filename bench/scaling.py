@@ -23,12 +23,18 @@ from jobstore import JobStore  # noqa: E402
 from tests.support.processes import wait_job  # noqa: E402
 
 # 2,580,480 solutions, all stored (cap raised): 10-20 s on one worker process here.
-SCALE = ("A + B + C + D + E = F + G + H + I", {"base": 12})
+SCALE: tuple[str, dict[str, Any]] = ("A + B + C + D + E = F + G + H + I", {"base": 12})
 SCALE_CAP = 3_000_000
 # 141,120 solutions, a fraction of a second of search: the output job.
-OUTPUT = ("A + B + C + D + E = F + G + H + I", {})
+OUTPUT: tuple[str, dict[str, Any]] = ("A + B + C + D + E = F + G + H + I", {})
 # 2,903,040 solutions (every coefficient is 0): the memory job; 1,000,000 are stored.
-MEMORY = ("ABCDE + FGHIJ = ABCDE + FGHIJ", {})
+MEMORY: tuple[str, dict[str, Any]] = ("ABCDE + FGHIJ = ABCDE + FGHIJ", {})
+
+
+def page_items(store: JobStore, job_id: str, offset: int) -> list[dict[str, int]]:
+    """One page of 5,000 decoded solutions (the API's own read)."""
+    page = store.solutions(job_id, offset, 5000)
+    return page.items if page is not None else []
 
 
 def digest(store: JobStore, job_id: str, page: int = 100_000) -> tuple[str, int]:
@@ -45,14 +51,14 @@ def digest(store: JobStore, job_id: str, page: int = 100_000) -> tuple[str, int]
 def one_big_job(label: str, processes: int, threshold: float) -> dict[str, Any]:
     """Run SCALE on one worker with `processes` pool processes; time it and digest its list."""
     prefix = f"bench-scale-{processes}-{int(threshold)}"
-    changes = {"shard_threshold": threshold, "max_stored_solutions": SCALE_CAP}
+    changes: dict[str, Any] = {"shard_threshold": threshold, "max_stored_solutions": SCALE_CAP}
     with system(prefix, (("enumerate", processes),), **changes) as s:
         store = s.store
         started = time.time()
         job = wait_job(store, store.submit("enumerate", *SCALE).id, timeout=3600, interval=0.02)
         observed = time.time() - started
         assert job.state == "succeeded", job.to_dict()
-        shards = int(store.redis.hget(store.key("job", job.id), "shards") or 0)
+        shards = int(store.redis.hget(store.keys.job(job.id), "shards") or 0)
         sha, stored = digest(store, job.id)
     load = Path("/proc/loadavg").read_text().split()[0]
     print(
@@ -98,7 +104,7 @@ def bench_output() -> dict[str, float]:
             read += len(page["items"])
         http = read / (time.perf_counter() - started)
         started = time.perf_counter()
-        direct = sum(len(store.solutions(job.id, o, 5000).items) for o in range(0, read, 5000))
+        direct = sum(len(page_items(store, job.id, o)) for o in range(0, read, 5000))
         store_rate = direct / (time.perf_counter() - started)
     print(f"5. output: {OUTPUT[0]}, {count:,} solutions")
     print(f"   engine alone (in process)           {engine:12,.0f} solutions/s")
@@ -140,7 +146,8 @@ def memory_run(label: str, threshold: float) -> dict[str, float]:
         sampler.join()
         after = int(info.info("memory")["used_memory"])
         redis_peak = rss_kb(server.pid or 0, "VmHWM")
-        stored = store.solutions(job.id, 0, 0).total
+        first = store.solutions(job.id, 0, 0)
+        stored = first.total if first is not None else 0
     compact = stored * len(alphametic.parse(MEMORY[0]).letters)
     worker_peak = max(v for pid, v in sampler.peak.items() if pid != worker.pid) / 1024
     growth = (after - before) / compact
