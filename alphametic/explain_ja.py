@@ -1,0 +1,110 @@
+"""The explanation's sentences in Japanese: the same keys and placeholders as ENGLISH.
+
+Written as a Japanese puzzle book would put it (です/ます, 「一の位」「十の位」, 「繰り上がり」),
+not word for word. Lists are joined with 「、」 ("M、S"), so a fact with several values is framed
+("S は 8、9 のいずれか", "2 ≤ E ≤ 8") to keep it apart from the next one in a list of facts.
+"""
+
+from __future__ import annotations
+
+__all__ = ["JAPANESE"]
+
+_COLUMNS = (
+    "筆算の形に書いて位ごとに考えます。{first:col}からの繰り上がりを c1、"
+    "その次の位からの繰り上がりを c2、……と呼びます。"
+)
+_MOD = (
+    "{modulus} で割った余りに注目します。{base} を何回かけても "
+    "{modulus} で割った余りは {power} なので、"
+)
+_MOD_ALL = (
+    "{modulus} で割った余りに注目します。{base} を何回かけても "
+    "{modulus} で割った余りは {power} で、"
+    "{count} 個の文字は数字をちょうど1回ずつ使うのでその合計は {total} です。よって "
+)
+_PARITY = "偶数か奇数かに注目します。和が偶数になるかどうかは一の位だけで決まるので、"
+_PARITY_ALL = (
+    "偶数か奇数かに注目します。和が偶数になるかどうかは一の位だけで決まり、{count} 個の文字は"
+    "数字をちょうど1回ずつ使うのでその合計は {total} です。よって "
+)
+_ONLY_IF = "これが成り立つのは {facts:facts} のときだけです。"
+_NO_DIGITS = "残っている数字ではこれを満たせません。"
+
+#: The Japanese sentence of every step key.
+JAPANESE: dict[str, str] = {
+    "given": "はじめから {facts:facts} と分かっています。",
+    "leading": "{letters:and} は単語の先頭の文字なので、どれも 0 ではありません。",
+    "leading_one": "{letters:and} は単語の先頭の文字なので、0 ではありません。",
+    "columns": _COLUMNS + "繰り上がりは {high} より大きくも、{low} より小さくもなりません。",
+    "columns_plain": _COLUMNS + "足す数は {terms} 個なので、繰り上がりはどれも {high} 以下です。",
+    "columns_no_carry": _COLUMNS + "ただし、この式ではどの位からも繰り上がりは出ません。",
+    "extra_column": "{word} は足すどの数よりも桁が多いので、先頭の {letter} はすぐ右の位からの"
+    "繰り上がりそのもので、その繰り上がりは {high} 以下です。{letter} は 0 ではないので、"
+    "{facts:facts} です。",
+    "column": "{column:col}の式は {equation} です。" + _ONLY_IF,
+    "column_reduced": "{column:col}の式は {equation} です。{known:and} を入れると {reduced} と"
+    "なります。" + _ONLY_IF,
+    "column_gives": "{column:col}の式は {equation} です。{known:and} を入れると {reduced} と"
+    "決まります。",
+    "column_fails": "{column:col}の式は {equation} ですが、" + _NO_DIGITS,
+    "column_reduced_fails": "{column:col}の式は {equation} です。{known:and} を入れると {reduced} "
+    "となりますが、" + _NO_DIGITS,
+    "pair_differs": "つまり、{high} はいつも {low} + {difference} です。",
+    "pair_narrows": "{high} = {low} + {difference} なので、{facts:facts} です。",
+    "last_digit": "{letter} がなれるほかの数字はもう使われているので、{letter} = {digit} です。",
+    "no_digit": "{letter} がなれる数字はもう全部使われています。行き止まりです。",
+    "hidden_single": "どの数字もちょうど1回ずつ使われますが、{digit} になれる文字はもう {letter} "
+    "しかないので、{letter} = {digit} です。",
+    "digit_unused": "どの数字も必ず使われるはずなのに、{digit} になれる文字がもうありません。"
+    "行き止まりです。",
+    "subset": "{letters:and} は {digits:or} にしかなれないので、{digits:and} はこれらの文字で"
+    "使い切られます。よって {facts:facts} です。",
+    "subset_fails": "{letters:and} はすべて違う数字のはずなのに、{digits:or} にしかなれません。"
+    "行き止まりです。",
+    "mod": _MOD + "{equation} (mod {modulus}) です。" + _ONLY_IF,
+    "mod_all": _MOD_ALL + "{equation} (mod {modulus}) です。" + _ONLY_IF,
+    "mod_fails": _MOD + "{equation} (mod {modulus}) ですが、" + _NO_DIGITS,
+    "mod_all_fails": _MOD_ALL + "{equation} (mod {modulus}) ですが、これはありえません。",
+    "parity": _PARITY + "{equation} (mod 2) です。" + _ONLY_IF,
+    "parity_all": _PARITY_ALL + "{equation} (mod 2) です。" + _ONLY_IF,
+    "parity_fails": _PARITY + "{equation} (mod 2) ですが、" + _NO_DIGITS,
+    "parity_all_fails": _PARITY_ALL + "{equation} (mod 2) ですが、これはありえません。",
+    "stall": "推理だけではここから先に進めません。{letter} = {digits:or} の場合に分けて、"
+    "一つずつ試します。",
+    "case_fails": "したがって、{letter} = {digit} ではありえません。",
+    "case_solved": "これですべての文字が決まりました：{facts:facts}。",
+    "case_open": "ここから先は探索に任せます（まだ決まっていない文字が {count} 個あります）。",
+    "case_open_one": "ここから先は探索に任せます（まだ決まっていない文字があと1つあります）。",
+    "case_only": "ほかの場合はすべて行き止まりなので、{letter} = {digit} です。",
+    "case_narrowed": "{letter} = {failed:or} ではうまくいかないので、{letter} は {digits:or} に"
+    "絞られます。",
+    "not_a_sum": "この問題は単語を足し合わせるだけの式ではないので、位ごとに考えることは"
+    "できません。{count} 個の文字は探索で調べます。",
+    "cap": "手で追うのはここまでにして、残りは探索に任せます。",
+    "no_solution": "どの場合も行き止まりなので、この覆面算には解がありません。",
+    "search_stopped": "探索は {seconds:g} 秒以内に解を見つけられずに止まりました。解があるか"
+    "どうかは、まだ分かりません。",
+    "solution_unique": "解はただ一つ、{line} です。",
+    "solutions": "この覆面算には解が {count} 個あります。最初の解は {line} です。",
+    "solutions_many": "この覆面算には解が {count} 個より多くあります。最初の解は {line} です。",
+    "difficulty": "難易度：{label:label}（{score}）",
+    # Pieces that the format specs are built from.
+    "part.is": "{name} = {value}",
+    "part.one_of": "{name} は {values:or} のいずれか",
+    "part.between": "{low} ≤ {name} ≤ {high}",
+    "part.or": "{head}、{last}",
+    "part.and": "{head}、{last}",
+    "part.comma": "、",
+    "part.col.1": "一の位",
+    "part.col.2": "十の位",
+    "part.col.3": "百の位",
+    "part.col.4": "千の位",
+    "part.col.5": "一万の位",
+    "part.col.6": "十万の位",
+    "part.col.7": "百万の位",
+    "part.col.n": "右から {n} 番目の位",
+    "part.label.easy": "やさしい",
+    "part.label.medium": "ふつう",
+    "part.label.hard": "むずかしい",
+    "part.label.fiendish": "超難問",
+}
