@@ -104,6 +104,11 @@ class Keys:
         """The prefix of every key of the Celery broker (kombu's global_keyprefix)."""
         return f"{self.prefix}:broker:"
 
+    @property
+    def unacked(self) -> str:
+        """kombu's hash of messages delivered to a worker and not acknowledged yet."""
+        return self.broker + "unacked"
+
     def lane(self, mode: Mode, lane: int) -> str:
         """kombu's list of the task messages of a mode's queue in one priority lane."""
         queue = self.broker + Mode(mode).queue

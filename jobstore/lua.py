@@ -27,6 +27,7 @@ LIBRARIES = {
     "update": ("stats",),
     "cancel": ("stats",),
     "finish": ("stats",),
+    "resend": ("stats",),
 }
 NAMES = (
     "create",

@@ -25,6 +25,7 @@ from jobstore import QUEUES, Keys, Mode, Settings
 from jobstore.connection import UNREACHABLE, connect
 from jobstore.lua import scripts_for
 from jobstore.messages import task_message
+from jobstore.shards import finish, parent_of, stop
 from jobstore.workers import beat, withdraw
 
 from .holder import holder_is_dead
@@ -60,10 +61,11 @@ def resend_lost(client: redis.Redis, settings: Settings, limit: int = 100) -> li
     """Send again the messages of jobs queued a while whose queue is empty; their ids.
 
     A message popped by a worker whose connection then dropped (a Redis restart) is parked
-    unacknowledged until the broker's visibility timeout (40 min by default) or gone. With
-    prefetch disabled a worker pops a message only to run it at once, so a job still queued
-    two heartbeats after its message went out, with nothing left in its queue, lost it (a
-    needless re-send costs only a refused duplicate delivery).
+    unacknowledged until the broker's visibility timeout (40 min by default). With prefetch
+    disabled a worker pops a message only to run it at once, so a job still queued two
+    heartbeats after its message went out, with nothing left in its queue and its message
+    parked, lost it: it is sent again (a needless re-send costs only a refused duplicate
+    delivery). A message found nowhere was purged: resend.lua ends its job canceled "purged".
     """
     now = time.time()
     keys = Keys(settings.key_prefix)
@@ -76,11 +78,21 @@ def resend_lost(client: redis.Redis, settings: Settings, limit: int = 100) -> li
             continue
         lane_key, message = found
         mode = Mode(client.hget(keys.job(job_id), "mode") or Mode.SOLVE)
-        job_keys = [keys.queued, keys.job(job_id), lane_key, *keys.lanes(mode)]
-        args = [job_id, repr(now), repr(cutoff), settings.ttl, message]
-        if scripts_for(client).run("resend", job_keys, args):
+        job_keys = [keys.queued, keys.job(job_id), lane_key, keys.unacked, keys.leases]
+        job_keys += [keys.stats, *keys.lanes(mode)]
+        args = [job_id, repr(now), repr(cutoff), settings.ttl, message, keys.finished]
+        outcome = scripts_for(client).run("resend", job_keys, args)
+        if outcome == 1:
             log.warning("job %s queued but its queue is empty: message sent again", job_id)
             resent.append(job_id)
+        elif outcome == 2:
+            log.warning("job %s: its message was purged from the queue: canceled", job_id)
+        elif outcome == 3:
+            parent = parent_of(job_id)
+            if parent is not None:
+                log.warning("job %s: a shard's message was purged: job canceled", parent)
+                stop(client, settings, parent, user=True)
+                finish(client, settings, parent)
     return resent
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -27,7 +31,7 @@ from tests.support.chaos import (
     wait_done,
     wait_until,
 )
-from tests.support.processes import RedisServer, WebServer
+from tests.support.processes import ROOT, RedisServer, WebServer
 from tests.support.puzzles import encode
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
@@ -169,29 +173,57 @@ def test_web_answers_503_while_redis_is_down_and_recovers(
     assert requests.get(f"{late.url}/api/jobs/{job_id}", timeout=10).status_code == 200
 
 
+def park(broker: redis.Redis, store: JobStore, lane: str) -> int:
+    """Move every message of a lane into kombu's unacked hash, as when a worker popped them
+    and lost its connection before acknowledging; returns how many."""
+    moved = 0
+    while (raw := broker.rpop(lane)) is not None:
+        message = json.loads(raw)
+        tag = message["properties"]["delivery_tag"]
+        broker.hset(store.keys.unacked, tag, json.dumps([message, "", lane]))
+        moved += 1
+    return moved
+
+
 def test_job_whose_message_was_lost_is_sent_again(
     fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
 ) -> None:
-    """A queued job whose broker message vanished (as when a worker popped it and lost its
-    connection to a restarting Redis) is sent again by the sweep once its queue is empty."""
+    """A queued job whose broker message is parked unacknowledged (a worker popped it and lost
+    its connection to a restarting Redis) is sent again by the sweep once its queue is empty,
+    not after the visibility timeout."""
     mine = fresh_settings()
     store: JobStore = store_factory(mine)
     job = store.submit("solve", "SEND + MORE = MONEY", {"base": 11})
     broker = redis.Redis.from_url(mine.redis_url)
-    lane = store.keys.lane(Mode.SOLVE, 0)  # a small job's lane
-    assert broker.llen(lane) == 1
-    broker.delete(lane)  # the message is gone; no worker ever saw it
+    assert park(broker, store, store.keys.lane(Mode.SOLVE, 0)) == 1
     worker = worker_factory(mine, "solve")
     (done,) = wait_done(store, [job.id], 20)
     assert done.state is State.SUCCEEDED and done.attempt == 1, done.to_dict()
     assert f"job {job.id} queued but its queue is empty: message sent again" in worker.log()
 
 
+def test_purged_jobs_end_canceled_not_sent_again(
+    fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
+) -> None:
+    """`celery purge` of the queued messages ends those jobs canceled "purged"."""
+    mine = fresh_settings()
+    store: JobStore = store_factory(mine)
+    jobs = [store.submit("solve", "SEND + MORE = MONEY", {"base": b}) for b in (11, 12, 13)]
+    env = {**os.environ, **mine.env(), "PYTHONPATH": str(ROOT)}
+    purge = [sys.executable, "-m", "celery", "-A", "worker", "purge", "-f", "-Q", "solve"]
+    result = subprocess.run(purge, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "Purged 3 messages" in result.stdout, result
+    worker = worker_factory(mine, "solve")
+    ended = wait_done(store, [job.id for job in jobs], 30)
+    assert [(j.state, j.error) for j in ended] == [(State.CANCELED, "purged")] * 3
+    assert "message sent again" not in worker.log()
+
+
 def test_sharded_job_whose_shard_messages_were_lost_still_completes(
     fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
 ) -> None:
-    """Shard messages deleted from the broker while the first shard runs are sent again:
-    the job completes with the engine's list, each shard run once."""
+    """Shard messages parked unacknowledged while the first shard runs are sent again: the
+    job completes with the engine's list, each shard run once."""
     mine = fresh_settings(**SHARDING)
     worker = worker_factory(mine, "enumerate")
     store: JobStore = store_factory(mine)
@@ -199,7 +231,7 @@ def test_sharded_job_whose_shard_messages_were_lost_still_completes(
     broker = redis.Redis.from_url(mine.redis_url)
     lane = store.keys.lane(Mode.ENUMERATE, TURNS)  # shards take turns there
     wait_until(lambda: broker.llen(lane) > 0, 20, "shards queued")
-    broker.delete(lane)
+    assert park(broker, store, lane) > 0
     (done,) = wait_done(store, [job.id], 30)
     assert done.state is State.SUCCEEDED, done.to_dict()
     assert mismatch(store, done) == "" and ran_once([worker], done) == ""
