@@ -11,10 +11,12 @@ from collections.abc import Iterator
 
 from flask import Response
 
-from jobstore import Job, JobStore, decode
-from jobstore.model import CHUNK
+from jobstore import Job, JobStore
+from jobstore.model import CHUNK, DIGITS
 
 FORMATS = {"csv": "text/csv", "jsonl": "application/jsonl"}
+# A compact solution's characters as the decimal digits they stand for ("z" -> "35").
+VALUE = {c: str(i) for i, c in enumerate(DIGITS)}
 
 
 def compact_rows(job_store: JobStore, job_id: str) -> Iterator[tuple[str, str]]:
@@ -33,27 +35,28 @@ def compact_rows(job_store: JobStore, job_id: str) -> Iterator[tuple[str, str]]:
         offset += len(texts)
 
 
-def csv_lines(job: Job, job_store: JobStore) -> Iterator[str]:
-    """The CSV text: a header of the letters, then one row of digits per solution."""
-    yield ",".join(job.letters) + "\r\n"
+def _lines(job: Job, job_store: JobStore, header: str, row: str) -> Iterator[str]:
+    """The header, then `row` filled with each solution's digits, a chunk of rows at a time."""
+    yield header
     buffer: list[str] = []
-    for letters, text in compact_rows(job_store, job.id):
-        buffer.append(",".join(str(d) for d in decode(letters, text).values()) + "\r\n")
+    for _, text in compact_rows(job_store, job.id):
+        buffer.append(row.format(*map(VALUE.__getitem__, text)))
         if len(buffer) >= CHUNK:
             yield "".join(buffer)
             buffer.clear()
     yield "".join(buffer)
+
+
+def csv_lines(job: Job, job_store: JobStore) -> Iterator[str]:
+    """The CSV text: a header of the letters, then one row of digits per solution."""
+    header = ",".join(job.letters) + "\r\n"
+    return _lines(job, job_store, header, ",".join("{}" for _ in job.letters) + "\r\n")
 
 
 def jsonl_lines(job: Job, job_store: JobStore) -> Iterator[str]:
     """The JSON Lines text: one letter -> digit object per solution."""
-    buffer: list[str] = []
-    for letters, text in compact_rows(job_store, job.id):
-        buffer.append(json.dumps(decode(letters, text), separators=(",", ":")) + "\n")
-        if len(buffer) >= CHUNK:
-            yield "".join(buffer)
-            buffer.clear()
-    yield "".join(buffer)
+    fields = ",".join(json.dumps(letter) + ":{}" for letter in job.letters)
+    return _lines(job, job_store, "", "{{" + fields + "}}\n")
 
 
 def response(job_store: JobStore, job: Job, kind: str) -> Response:
