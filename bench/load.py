@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from harness import percentile  # noqa: E402
+
 from jobstore import JobStore, Settings  # noqa: E402
 from tests.support.load import (  # noqa: E402
     latencies,

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness import machine, percentile, system  # noqa: E402
+
 from scripts.run import web_argv  # noqa: E402
 from tests.support.load import puzzles  # noqa: E402
 from tests.support.processes import WebServer  # noqa: E402
