@@ -9,6 +9,7 @@ from werkzeug.datastructures import MultiDict
 from alphametic import PuzzleError
 from jobstore import Mode, OptionsError
 from jobstore.admission import OptionValueError
+from web import puzzle_errors
 from web.estimates import parse_fixed
 from web.i18n import _, _l
 
@@ -93,13 +94,18 @@ def option_message(exc: OptionsError) -> str:
 
 
 def puzzle_message(exc: PuzzleError) -> str:
-    """Say that the puzzle cannot be read, and where (the engine's own words follow)."""
+    """Say what is wrong with the puzzle, and where, in the page's language."""
+    detail = puzzle_errors.say(exc.message)
     if exc.position is not None:
+        if detail is not None:
+            return _("Character %(position)s: %(detail)s", position=exc.position + 1, detail=detail)
         return _(
             "The puzzle cannot be read at character %(position)s: %(detail)s",
             position=exc.position + 1,
             detail=exc.message,
         )
+    if detail is not None:
+        return detail
     return _("The puzzle cannot be read: %(detail)s", detail=exc.message)
 
 

@@ -129,3 +129,21 @@ def test_babel_config_names_every_source() -> None:
     config = (WEB / "babel.cfg").read_text()
     assert "[python: **.py]" in config and "[jinja2: templates/**.html]" in config
     assert Path(CATALOGS / "messages.pot").is_file()
+
+
+@pytest.mark.parametrize(
+    ("lang", "puzzle", "words"),
+    [
+        ("ja", 'SEND + M"ORE = MONEY', "9 文字目: '\"' は問題に使えません"),
+        ("th", "SEND + MORE", "สมการต้องมีเครื่องหมาย ="),
+        ("ja", "ABCDEFGHIJK = ABCDEFGHIJK", "11 種類の文字"),
+        ("en", 'SEND + M"ORE = MONEY', "cannot be read at character 9: unexpected character"),
+    ],
+)
+def test_puzzle_errors_are_said_in_the_language(
+    client: FlaskClient, lang: str, puzzle: str, words: str
+) -> None:
+    client.get(f"/?lang={lang}")
+    page = submit_form(client, puzzle=puzzle).get_data(as_text=True)
+    found = re.search(r'id="puzzle-error" role="alert">(.*?)</p>', page, re.S)
+    assert found and words in found.group(1).replace("&#34;", '"').replace("&#39;", "'")
