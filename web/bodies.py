@@ -157,7 +157,7 @@ def _too_slow(seconds: float) -> str:
 
 def init_bodies(app: Flask) -> None:
     """Put the BodyGuard in front of the app (outermost, so no view waits on a socket)."""
-    app.wsgi_app = BodyGuard(app.wsgi_app, app.config)  # type: ignore[method-assign]
+    app.wsgi_app = BodyGuard(app.wsgi_app, app.config)  # type: ignore[method-assign, assignment]
 
 
 def json_depth(raw: bytes) -> int:
