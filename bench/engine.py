@@ -1,4 +1,5 @@
-"""Engine benchmark: per-puzzle table, throughput, check-hook overhead, C++ yardstick."""
+"""Engine benchmark: per-puzzle table, throughput, check-hook overhead, C++ yardstick, and the
+expression corpus against a naive permutations solver (bench/expressions.py)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import expressions  # noqa: E402
 from corpus import corpus  # noqa: E402
 
 from alphametic import Puzzle, Search, parse  # noqa: E402
@@ -287,7 +289,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5, help="runs per timing (best is kept)")
     parser.add_argument("--no-naive", action="store_true", help="skip the naive solver column")
-    parser.add_argument("--only", choices=["table", "overhead", "compare"], help="one section")
+    parser.add_argument(
+        "--only", choices=["table", "overhead", "compare", "expressions"], help="one section"
+    )
     args = parser.parse_args()
     if args.only in (None, "table"):
         table(args.repeat, not args.no_naive)
@@ -295,6 +299,9 @@ def main() -> None:
         overhead(args.repeat)
     if args.only in (None, "compare"):
         compare(min(args.repeat, 3))  # the corpus is big enough to average out noise
+    if args.only in (None, "expressions"):
+        print("\nexpression corpus (bench/expressions.json), engine vs naive permutations:")
+        expressions.run(min(args.repeat, 3), not args.no_naive)
 
 
 if __name__ == "__main__":
