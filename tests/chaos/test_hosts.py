@@ -88,6 +88,8 @@ def test_a_cut_off_host_loses_its_job_to_the_other_and_its_late_writes_are_refus
     assert done.state is State.SUCCEEDED and done.attempt == 2, done.to_dict()
     assert done.holder == cut.new_holder
     assert namespace_of(cut.new_holder) not in ("", namespace_of(cut.cut_holder))
+    lost = {why: int(n) for why, n in store.stats()["redeliveries"].items()}
+    assert lost == {"lease": 1}, lost  # the lease alone decided: no holder judged dead
     want = engine_list(*JOB)
     got = all_compact(store, done.id)
     assert len(got) == len(want) == done.solutions_found == 763_200
