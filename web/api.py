@@ -240,6 +240,7 @@ def export_job(job_id: str) -> Response:
 @bp.get("/estimate")
 def estimate() -> Response:
     """Estimate an enumeration's size and time (cheap, bounded) before submitting it."""
+    refused()  # a tenth of a second of counting: it costs like a job-creating request
     args = request.args
     if len(args.get("puzzle", "")) > estimates.MAX_QUERY:
         detail = f"'puzzle' is longer than {estimates.MAX_QUERY} characters here; POST the job."

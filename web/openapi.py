@@ -225,6 +225,10 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                 "responses": {
                     "200": _json("Estimate", "The estimate."),
                     "422": _problem("A bad puzzle or option (`field` names it)."),
+                    "429": _problem(
+                        "Over the client's rate of job creation, which estimates count against.",
+                        retry=True,
+                    ),
                 },
             },
         },
