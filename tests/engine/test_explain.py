@@ -178,7 +178,7 @@ _words = st.text(alphabet="ABCDEFG", min_size=1, max_size=4)
 
 @st.composite
 def small_puzzles(draw: st.DrawFn) -> Puzzle:
-    """Draw a small puzzle that parses."""
+    """Draw a small puzzle that parses, maybe with a letter fixed."""
     addends = draw(st.lists(_words, min_size=2, max_size=3))
     signs = [draw(st.sampled_from(["+", "+", "-"])) for _ in addends[1:]]
     result = draw(st.text(alphabet="ABCDEFG", min_size=1, max_size=5))
@@ -186,7 +186,12 @@ def small_puzzles(draw: st.DrawFn) -> Puzzle:
     base = draw(st.sampled_from([7, 8, 10, 10, 10]))
     policy = draw(st.sampled_from(["multi-letter", "allow", "every-word"]))
     try:
-        return parse(f"{text} = {result}", base=base, leading_zeros=policy)
+        puzzle = parse(f"{text} = {result}", base=base, leading_zeros=policy)
+        if draw(st.booleans()):  # sometimes a fixed letter, as --fix gives
+            letter = draw(st.sampled_from(puzzle.letters))
+            fixed = {letter: draw(st.integers(0, base - 1))}
+            puzzle = parse(puzzle.text, base=base, leading_zeros=policy, fixed=fixed)
+        return puzzle
     except PuzzleError:
         assume(False)
         raise
