@@ -15,7 +15,7 @@ from .puzzle import Puzzle
 from .render import render_line
 from .search import Search, as_dict
 
-__all__ = ["ENGLISH", "Explanation", "Step", "explain"]
+__all__ = ["ENGLISH", "SEARCH_SECONDS", "Explanation", "Step", "Tally", "explain", "render"]
 
 MAX_STEPS = 80  # steps worth reading; past this the search does the rest
 MAX_DEPTH = 3  # cases inside cases, at most
