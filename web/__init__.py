@@ -18,7 +18,7 @@ from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from jobstore import JobStore, Settings
-from web import api, health, metrics, pages
+from web import api, explain, health, metrics, pages
 from web.admin_page import init_admin
 from web.bodies import init_bodies
 from web.config import WebSettings
@@ -50,6 +50,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["alphametic.rates"] = web.rates()
     app.extensions["alphametic.wait_slots"] = threading.BoundedSemaphore(max(1, web.max_waiters))
     app.register_blueprint(api.bp)
+    app.register_blueprint(explain.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(health.bp)
     app.register_blueprint(metrics.bp)

@@ -8,6 +8,7 @@ from flask import Flask
 
 import alphametic
 from web import estimates
+from web.i18n import LANGUAGES
 from web.schemas import schemas
 
 PROBLEM = "application/problem+json"
@@ -152,6 +153,38 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                 "operationId": "getGrid",
                 "summary": "In how many solutions found so far each letter takes each digit.",
                 "responses": {"200": _json("Grid", "Counts per letter and digit."), **common},
+            },
+        },
+        "/api/jobs/{job_id}/explain": {
+            "parameters": [JOB_ID],
+            "get": {
+                "operationId": "explainJob",
+                "summary": "How to solve the job's puzzle, step by step, and how hard it is.",
+                "description": (
+                    "The deductions a person makes (columns and carries, leading digits, "
+                    "remainders, forced letters), then case splits when deduction stalls, each "
+                    "step with its sentence and the digits each letter can still take. Of the "
+                    "job's puzzle, whatever its mode or state; a puzzle that is not a sum of "
+                    "words gets one step saying the search does the work. Sentences in the "
+                    "request's language (?lang=, the lang cookie, Accept-Language); `key` and "
+                    "`params` let a client word them itself. Deterministic, and cached."
+                ),
+                "parameters": [
+                    {
+                        "name": "lang",
+                        "in": "query",
+                        "schema": {"type": "string", "enum": list(LANGUAGES)},
+                        "description": "The language of the sentences (others are ignored).",
+                    }
+                ],
+                "responses": {
+                    "200": _json(
+                        "Explanation",
+                        "The explanation.",
+                        {"Content-Language": {"schema": {"type": "string"}}},
+                    ),
+                    **common,
+                },
             },
         },
         "/api/jobs/{job_id}/export": {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import alphametic
+from alphametic.difficulty import LABELS
 from jobstore import Mode
 
 MODES = [mode.value for mode in Mode]
@@ -196,6 +197,7 @@ def schemas(max_page: int) -> dict[str, Any]:
                 "exceeds_storage_cap": {"type": "boolean"},
             },
         },
+        "Explanation": _explanation(digit_map),
         "Health": {
             "type": "object",
             "required": ["status"],
@@ -203,6 +205,56 @@ def schemas(max_page: int) -> dict[str, Any]:
                 "status": {"type": "string", "enum": ["ok", "ready", "not ready"]},
                 "redis": {"type": "boolean"},
                 "workers": {"type": "object", "additionalProperties": {"type": "integer"}},
+            },
+        },
+    }
+
+
+def _explanation(digit_map: dict[str, Any]) -> dict[str, Any]:
+    """Return the schema of GET /api/jobs/{id}/explain's body."""
+    digits = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 35}}
+    step = {
+        "type": "object",
+        "required": ["key", "params", "text", "facts"],
+        "additionalProperties": False,
+        "properties": {
+            "key": {"type": "string", "description": "The sentence's template key."},
+            "params": {"type": "object", "description": "The values the sentence is made of."},
+            "text": {"type": "string", "description": "The sentence, in the asked language."},
+            "facts": {
+                "type": "object",
+                "additionalProperties": digits,
+                "description": "Letter -> the digits it can still take after this step; "
+                "outside a case split true of every solution.",
+            },
+            "case": {
+                "type": "string",
+                "description": "The case split this step is in.",
+                "examples": ["E = 5", "E = 5, c1 = 0"],
+            },
+            "fail": {"const": True, "description": "This step is a dead end."},
+        },
+    }
+    return {
+        "type": "object",
+        "required": ["puzzle", "options", "solution", "steps", "difficulty"],
+        "properties": {
+            "puzzle": {"type": "string"},
+            "options": {"$ref": "#/components/schemas/Options"},
+            "solution": {
+                "oneOf": [digit_map, {"type": "null"}],
+                "description": "The first solution; null when there is none (or the search "
+                "stopped first: the last step says which).",
+            },
+            "steps": {"type": "array", "minItems": 1, "items": step},
+            "difficulty": {
+                "type": "object",
+                "required": ["score", "label", "text"],
+                "properties": {
+                    "score": {"type": "integer", "minimum": 0},
+                    "label": {"type": "string", "enum": [name for name, _ in LABELS]},
+                    "text": {"type": "string", "description": "Label and score, in words."},
+                },
             },
         },
     }

@@ -1,0 +1,40 @@
+// "How to solve it" on the job page, one step at a time. The server draws every step, so the
+// page reads in full without JavaScript; this script hides all but the first and shows the
+// "Next step" and "Show all" buttons. It only toggles `hidden` and sets textContent.
+(function () {
+  "use strict";
+  var section = document.getElementById("explain");
+  if (!section) { return; }
+  var steps = Array.prototype.slice.call(section.querySelectorAll("#steps > li"));
+  var controls = document.getElementById("explain-controls");
+  var next = document.getElementById("next-step");
+  var all = document.getElementById("all-steps");
+  var counter = document.getElementById("step-counter");
+  var pattern = section.dataset.counter || "%(shown)s / %(total)s";
+  if (steps.length < 2 || !controls || !next || !all) { return; }
+  var shown = 1;
+
+  function say() {
+    var values = { shown: String(shown), total: String(steps.length) };
+    counter.textContent = pattern.replace(/%\((\w+)\)s/g, function (_, k) { return values[k]; });
+  }
+
+  function reveal(upTo) {
+    for (var i = shown; i < upTo; i++) { steps[i].hidden = false; }
+    shown = upTo;
+    say();
+    if (shown >= steps.length) {
+      next.disabled = true;
+      all.disabled = true;
+    }
+  }
+
+  steps.forEach(function (step, i) { step.hidden = i > 0; });
+  controls.hidden = false;
+  say();
+  next.addEventListener("click", function () {
+    reveal(shown + 1);
+    steps[shown - 1].scrollIntoView({ block: "nearest" });
+  });
+  all.addEventListener("click", function () { reveal(steps.length); });
+}());
