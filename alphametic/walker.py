@@ -69,7 +69,9 @@ class Walk(State):
             return
         val, values, out = self.val, self.values, self.out
         n = len(self.model.steps)
-        top = min(TOP, n)
+        top = 0  # only ENUM steps above: a LINEAR tail there would record every solution
+        while top < min(TOP, n) and self.model.steps[top].kind == ENUM:
+            top += 1
         states: list[tuple[list[int], list[int], int]] = []
         self._chain(0, top, lambda: states.append((val[:], values[:], self.used)))()
         below = self._chain(top, n, lambda: out.append(tuple(val)))
