@@ -173,8 +173,9 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                     {
                         "name": "lang",
                         "in": "query",
-                        "schema": {"type": "string", "enum": list(LANGUAGES)},
-                        "description": "The language of the sentences (others are ignored).",
+                        "schema": {"type": "string", "examples": list(LANGUAGES)},
+                        "description": "The language of the sentences: "
+                        f"{', '.join(LANGUAGES)} (any other is ignored, as on the pages).",
                     }
                 ],
                 "responses": {

@@ -31,6 +31,8 @@ RUNS = [
     ("/api/jobs/{job_id}/cancel", "POST", NEGATIVE),
     ("/api/jobs/{job_id}/export", "GET", POSITIVE),
     ("/api/jobs/{job_id}/export", "GET", NEGATIVE),
+    ("/api/jobs/{job_id}/explain", "GET", POSITIVE),
+    ("/api/jobs/{job_id}/explain", "GET", NEGATIVE),
     ("/api/estimate", "GET", POSITIVE),
     ("/api/estimate", "GET", NEGATIVE),
     ("/healthz", "GET", POSITIVE),
