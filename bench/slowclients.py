@@ -119,7 +119,7 @@ def run(setup: str, stalled: int, probes: int) -> None:
                     time.sleep(SETTLE)  # the readers' requests are answered (into buffers)
                     loaded = probe(port, texts[5 + probes : 5 + 2 * probes])
                 closes = {k: [h.closed_after for h in held if h.kind == k] for k in KINDS}
-            print(f"setup {setup}: {' '.join(web.proc.args[2:])}")  # type: ignore[index]
+            print(f"setup {setup}: {' '.join(SETUPS[setup](port)[2:])}")
             print(f"{stalled} stalled sockets opened in {opened:.2f} s")
             for label, (health, submits) in (("quiet", quiet), ("stalled", loaded)):
                 print(f"  {label:8} {summary('GET /healthz', health)}")
