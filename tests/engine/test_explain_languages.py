@@ -93,3 +93,11 @@ def test_every_template_renders_with_made_up_parameters(code: str) -> None:
         for base in (10, 16):
             text = render(key, params, TABLES[code], base)
             assert "{" not in text and "}" not in text and "'" not in text, (key, text)
+
+
+def test_readme_shows_the_current_explanation() -> None:
+    """The README's example is what `alphametic explain "SEND + MORE = MONEY"` prints today."""
+    readme = (DATA.parents[1] / "README.md").read_text(encoding="utf-8")
+    shown = readme.split('$ .venv/bin/alphametic explain "SEND + MORE = MONEY"\n', 1)[1]
+    printed = explain(parse("SEND + MORE = MONEY")).lines()
+    assert shown.split("\n```", 1)[0].splitlines() == printed
