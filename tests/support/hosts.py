@@ -67,9 +67,9 @@ def named(name: str) -> list[str]:
 
 
 def free_block() -> int:
-    """An X such that no address of 10.200.X.0/24 and no namespace of ours with X exists."""
+    """An X such that no address of 10.200.X.0/24 and no namespace or link named for X exists."""
     addresses = ip("-o", "-4", "addr", "show")
-    names = ip("netns", "list")
+    names = ip("netns", "list") + ip("-o", "link", "show")
     start = os.getpid() % 250
     for step in range(250):
         block = (start + step) % 250 + 1
@@ -121,8 +121,8 @@ class Network:
         tag = f"{PREFIX}{self.block}h{n}"
         net = f"{SUBNET}.{self.block}"
         host = Host(name, tag, f"{tag}r", f"{tag}i", f"{net}.{4 * n + 1}", f"{net}.{4 * n + 2}")
-        self.hosts.append(host)  # listed first, so cleanup() removes even a half-made host
-        ip("netns", "add", host.netns)
+        ip("netns", "add", host.netns)  # fails on a name in use: then it is not ours to remove
+        self.hosts.append(host)  # so cleanup() removes it even if the rest fails
         ip("link", "add", host.outer, "type", "veth", "peer", "name", host.inner)
         ip("link", "set", host.inner, "netns", host.netns)
         ip("addr", "add", f"{host.outer_ip}/30", "dev", host.outer)
