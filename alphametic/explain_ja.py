@@ -1,8 +1,9 @@
 """The explanation's sentences in Japanese: the same keys and placeholders as ENGLISH.
 
 Written as a Japanese puzzle book would put it (です/ます, 「一の位」「十の位」, 「繰り上がり」),
-not word for word. Lists are joined with 「、」 ("M、S"), so a fact with several values is framed
-("S は 8、9 のいずれか", "2 ≤ E ≤ 8") to keep it apart from the next one in a list of facts.
+not word for word. Lists are joined with 「、」 ("M、S"), alternatives end in 「または」, and facts
+are written as a maths teacher would ("S = 8 または 9", "2 ≤ E ≤ 8"), so that in a list of facts
+each one starts with its letter: "c2 = 1、D = 1、3 または 5、2 ≤ E ≤ 8".
 """
 
 from __future__ import annotations
@@ -90,9 +91,9 @@ JAPANESE: dict[str, str] = {
     "difficulty": "難易度：{label:label}（{score}）",
     # Pieces that the format specs are built from.
     "part.is": "{name} = {value}",
-    "part.one_of": "{name} は {values:or} のいずれか",
+    "part.one_of": "{name} = {values:or}",
     "part.between": "{low} ≤ {name} ≤ {high}",
-    "part.or": "{head}、{last}",
+    "part.or": "{head} または {last}",
     "part.and": "{head}、{last}",
     "part.comma": "、",
     "part.col.1": "一の位",
