@@ -6,8 +6,9 @@ unless it says otherwise, prints its figures with the machine load (`uptime`), a
 everything it started. `partition` and `pidns` need root (they are skipped, saying why).
   stop       a long enumeration (one whole job) whose worker gets SIGTERM 40 % in; then a new
              worker resumes it; against an uninterrupted run of the same job
-  freeze     Redis SIGSTOPped ~10 s under gunicorn (2 x 8 threads) while a job runs: slowest
-             answer of POST /api/jobs, GET /api/jobs/{id}, /readyz (and /healthz)
+  freeze     Redis SIGSTOPped 10 s, 8 s, then 10 s with 8 clients per call, under gunicorn
+             (2 x 8 threads) while a job runs: slowest answer of POST /api/jobs,
+             GET /api/jobs/{id}, /readyz (and /healthz)
   partition  two hosts (tests/support/hosts.py); the one running the job is cut off
   pidns      two workers in PID namespaces of their own sharing one host name: re-queues
 """
@@ -135,9 +136,10 @@ def stop_resume() -> None:
         server.cleanup()
 
 
-def frozen_redis(seconds: float) -> None:
+def frozen_redis(seconds: float, clients: int) -> None:
     """(b) Redis SIGSTOPped for `seconds` under gunicorn while a whole job runs."""
-    print(f"\n(b) SIGSTOP'd Redis for {seconds:.0f} s   [{uptime()}]")
+    print(f"\n(b) SIGSTOP'd Redis for {seconds:.0f} s, {clients} clients per API call   "
+          f"[{uptime()}]")  # fmt: skip
     server = RedisServer().start()
     settings = settings_on(server, **WHOLE)
     limits = {"ALPHAMETIC_RATE_LIMIT": "1000000/minute", "ALPHAMETIC_MAX_QUEUED_PER_CLIENT": "0"}
@@ -154,7 +156,8 @@ def frozen_redis(seconds: float) -> None:
         assert before is not None and server.pid is not None
         print(f"  before: /readyz {probe(web.port, 'GET', '/readyz', 0)[1]}, job attempt "
               f"{before.attempt} at progress {before.progress:.3f}")  # fmt: skip
-        show(freeze(server.pid, web.port, job.id, seconds), settings.redis_timeout + 1)
+        answers = freeze(server.pid, web.port, job.id, seconds, clients)
+        show(answers, settings.redis_timeout + 1)
         (done,) = wait_done(store, [job.id], 600)
         print(f"  after: job {done.state.value}, attempt {done.attempt} (was "
               f"{before.attempt}), redeliveries {store.stats()['redeliveries']}, "
@@ -165,10 +168,11 @@ def frozen_redis(seconds: float) -> None:
         server.cleanup()
 
 
-def frozen_twice() -> None:
-    """(b) A freeze as long as the lease (10 s) and one shorter than it (8 s)."""
-    for seconds in (10.0, 8.0):
-        frozen_redis(seconds)
+def frozen_thrice() -> None:
+    """(b) Freezes as long as the lease (10 s) and shorter (8 s), then 10 s with a crowd
+    (8 clients per API call: more than a gunicorn process has threads)."""
+    for seconds, clients in ((10.0, 2), (8.0, 2), (10.0, 8)):
+        frozen_redis(seconds, clients)
 
 
 def cut_off() -> None:
@@ -249,7 +253,7 @@ def pid_namespaces() -> None:
 
 PARTS: dict[str, Callable[[], None]] = {
     "stop": stop_resume,
-    "freeze": frozen_twice,
+    "freeze": frozen_thrice,
     "partition": cut_off,
     "pidns": pid_namespaces,
 }

@@ -52,15 +52,18 @@ def hammer(port: int, method: str, path: str, until: float, out: list[Answer]) -
         out.append(probe(port, method, path, n))
 
 
-def freeze(pid: int, port: int, job_id: str, seconds: float) -> dict[str, list[Answer]]:
-    """SIGSTOP Redis for `seconds` while threads send each call again and again; SIGCONT."""
+def freeze(
+    pid: int, port: int, job_id: str, seconds: float, clients: int = 2
+) -> dict[str, list[Answer]]:
+    """SIGSTOP Redis for `seconds` while `clients` threads per API call (one for /healthz)
+    send it again and again; SIGCONT."""
     answers: dict[str, list[Answer]] = {label: [] for label, _, _ in CALLS}
     os.kill(pid, signal.SIGSTOP)
     until = time.monotonic() + seconds
     threads = [
         threading.Thread(target=hammer, args=(port, method, path.format(id=job_id), until, got))
         for (label, method, path), got in zip(CALLS, answers.values(), strict=True)
-        for _ in range(1 if label.endswith("healthz") else 2)
+        for _ in range(1 if label.endswith("healthz") else clients)
     ]
     try:
         for thread in threads:
