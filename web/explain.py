@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,6 +27,7 @@ from web.jobview import job_or_none, puzzle_of
 from web.problems import ApiProblem
 
 bp = Blueprint("explain", __name__, url_prefix="/api")
+log = logging.getLogger(__name__)
 
 #: The step sentences of each language the pages offer (web.i18n.LANGUAGES).
 TABLES: dict[str, Mapping[str, str]] = {"en": ENGLISH, "ja": JAPANESE, "th": THAI}
@@ -65,7 +67,13 @@ def explanation_of(job: Job, lang: str | None = None) -> dict[str, Any]:
 @bp.app_template_global("explanation")
 def page_explanation(job: Job) -> dict[str, Any] | None:
     """The explanation the job page shows: once the job has ended, in the page's language."""
-    return explanation_of(job) if job.done else None
+    if not job.done:
+        return None
+    try:
+        return explanation_of(job)
+    except Exception:  # a fault in the explainer must not take the job page down with it
+        log.exception("could not explain job %s", job.id)
+        return None
 
 
 @bp.app_template_filter("case_depth")
