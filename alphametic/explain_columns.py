@@ -173,7 +173,7 @@ def _exact(
         for digit in digits[i]:
             if not used >> digit & 1:
                 path[i] = digit
-                if any(digit != path[j] + d for j, d in checks[i]):
+                if checks[i] and any(digit != path[j] + d for j, d in checks[i]):
                     continue
                 if walk(i + 1, total + coefs[i] * digit, used | 1 << digit):
                     return True

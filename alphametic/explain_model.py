@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ class Column:
     terms: tuple[tuple[str, int], ...]  # (letter, net coefficient), coefficient never 0
     last: bool  # the leftmost column: its carry out must be 0
 
-    @property
+    @cached_property
     def letters(self) -> tuple[str, ...]:
         """Return the column's letters."""
         return tuple(letter for letter, _ in self.terms)

@@ -75,12 +75,19 @@ class Reasoner:
         base = self.model.base
         if len(state.dom) != base:
             return []
-        for digit in range(base):
-            takers = [x for x, mask in state.dom.items() if mask >> digit & 1]
-            if not takers:
-                return [Step("digit_unused", {"digit": digit}, fail=True)]
-            if len(takers) == 1 and state.dom[takers[0]] != 1 << digit:
-                letter = takers[0]
+        once = twice = 0  # digits some letter can take, and digits two or more can
+        for mask in state.dom.values():
+            twice |= once & mask
+            once |= mask
+        unused = ((1 << base) - 1) & ~once
+        if unused:
+            digit = (unused & -unused).bit_length() - 1
+            return [Step("digit_unused", {"digit": digit}, fail=True)]
+        single = once & ~twice
+        for letter, mask in state.dom.items():
+            if mask & single and mask & (mask - 1):
+                lone = mask & single
+                digit = (lone & -lone).bit_length() - 1
                 state.dom[letter] = 1 << digit
                 return [
                     Step("hidden_single", {"letter": letter, "digit": digit}, {letter: [digit]})
