@@ -130,3 +130,26 @@ def test_axe_finds_a_planted_violation(browser: Any, live_server: str) -> None:
         tab.goto(live_server + "/")
         tab.evaluate("() => document.querySelector('label[for=puzzle]').remove()")
         assert "label" in {v["id"] for v in serious_violations(tab)}
+
+
+@pytest.mark.parametrize(("lang", "width", "base"), [("en", WIDE, 35), ("th", NARROW, 34)])
+def test_running_page_is_accessible(
+    browser: Any, live_server: str, lang: str, width: int, base: int
+) -> None:
+    """The live page while its script rewrites it: Cancel, the moving bar, new rows."""
+    # Minutes of work, so still running while it is checked; a base of each case's own, as
+    # an identical submission could be answered with the job the other case just cancelled.
+    body: dict[str, Any] = {"puzzle": "CP + IS + FUN = TRUE", "mode": "enumerate"}
+    body["options"] = {"base": base}
+    job = requests.post(live_server + "/api/jobs", json=body, timeout=10).json()
+    try:
+        with new_tab(browser, width=width, lang=lang) as tab:
+            tab.goto(live_server + f"/jobs/{job['id']}")
+            tab.wait_for_function(
+                "() => document.getElementById('state').dataset.state === 'running'"
+                " && document.querySelectorAll('#solutions tbody tr').length > 0"
+            )
+            assert serious_violations(tab) == []
+            assert horizontal_overflow(tab) == 0
+    finally:
+        requests.post(live_server + f"/api/jobs/{job['id']}/cancel", timeout=10)
