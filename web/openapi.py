@@ -7,8 +7,8 @@ from typing import Any
 from flask import Flask
 
 import alphametic
-from web import estimates
 from web.i18n import LANGUAGES
+from web.openapi_data import data_paths
 from web.schemas import schemas
 
 PROBLEM = "application/problem+json"
@@ -188,84 +188,7 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                 },
             },
         },
-        "/api/jobs/{job_id}/export": {
-            "parameters": [JOB_ID],
-            "get": {
-                "operationId": "exportSolutions",
-                "summary": "Download every stored solution, streamed (a download, not a page).",
-                "description": (
-                    "`csv`: a header row of the letters, then one row of digits (as decimal "
-                    "numbers) per stored solution. `jsonl`: one letter -> digit object per line. "
-                    "While the job runs, the solutions stored when the download began."
-                ),
-                "parameters": [
-                    {
-                        "name": "format",
-                        "in": "query",
-                        "schema": {"type": "string", "enum": ["csv", "jsonl"], "default": "csv"},
-                    }
-                ],
-                "responses": {
-                    "200": {
-                        "description": "The solutions.",
-                        "headers": {"Content-Disposition": {"schema": {"type": "string"}}},
-                        "content": {
-                            "text/csv": {"schema": {"type": "string"}},
-                            "application/jsonl": {"schema": {"type": "string"}},
-                        },
-                    },
-                    "422": _problem("Unknown format."),
-                    **common,
-                },
-            },
-        },
-        "/api/estimate": {
-            "get": {
-                "operationId": "estimate",
-                "summary": "How many solutions a puzzle has and how long listing them would take.",
-                "description": (
-                    "Cheap and bounded (about a tenth of a second): a count that is exact when it "
-                    "finishes in that time, else extrapolated. Tells whether an enumeration would "
-                    "pass its time limit or the storage cap; `count` mode has neither problem."
-                ),
-                "parameters": [
-                    {
-                        "name": "puzzle",
-                        "in": "query",
-                        "required": True,
-                        "schema": {"type": "string", "maxLength": estimates.MAX_QUERY},
-                        "description": "The puzzle (in the URL: at most 1,000 characters).",
-                    },
-                    {
-                        "name": "base",
-                        "in": "query",
-                        "schema": {"type": "integer", "minimum": 2, "maximum": 36},
-                    },
-                    {
-                        "name": "leading_zeros",
-                        "in": "query",
-                        "schema": {
-                            "type": "string",
-                            "enum": [p.value for p in alphametic.LeadingZeros],
-                        },
-                    },
-                    {
-                        "name": "fixed",
-                        "in": "query",
-                        "schema": {"type": "string", "maxLength": estimates.MAX_FIXED},
-                        "description": "Known digits as letter=digit pairs: `E=5,M=1`.",
-                    },
-                ],  # fmt: skip
-                "responses": {
-                    "200": _json("Estimate", "The estimate."),
-                    "422": _problem("A bad puzzle or option (`field` names it)."),
-                    "429": _problem(
-                        "Over the client's rate of job creation, which estimates count against.",
-                        retry=True,
-                    ),
-                },
-            },
-        },
+        **data_paths(JOB_ID, _problem, _json, common),
         "/api/jobs/{job_id}/cancel": {
             "parameters": [JOB_ID],
             "post": {
