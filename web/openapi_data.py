@@ -88,6 +88,8 @@ def data_paths(
                 "responses": {
                     "200": body("Estimate", "The estimate."),
                     "422": problem("A bad puzzle or option (`field` names it)."),
+                    # Refused by the web server before the app: the puzzle travels in the URL.
+                    "414": {"description": "The request line (path and query) is too long."},
                     "429": problem(
                         "Over the client's rate of job creation, which estimates count against.",
                         retry=True,
