@@ -77,7 +77,7 @@ def test_stalled_sockets_neither_delay_requests_nor_stay_open(server: WebServer)
         with watching(held, BODY_SECONDS + HEADER_SECONDS + 2 * SLACK) as still_open:
             time.sleep(1.0)  # the readers' requests are answered (into unread buffers)
             loaded = probe(server.port, texts[25:45])
-        answers = {s.kind: s.answer for s in held if s.kind != "reader"}
+        answers = {k: {s.answer[:12] for s in held if s.kind == k} for k in ("headers", "body")}
         worst = {s.kind: max(t.closed_after or 0 for t in held if t.kind == s.kind) for s in held}
     for name, before, during in zip(("/healthz", "submit"), quiet, loaded, strict=True):
         delay = statistics.median(during) - statistics.median(before)
@@ -88,8 +88,8 @@ def test_stalled_sockets_neither_delay_requests_nor_stay_open(server: WebServer)
     # 408 after BODY_SECONDS; gunicorn then waits up to keep-alive for the rest, and closes.
     assert worst["body"] < BODY_SECONDS + HEADER_SECONDS + SLACK, worst
     assert worst["reader"] < HEADER_SECONDS + SLACK, worst  # answered, then idle: keep-alive
-    assert answers["headers"] == b"", answers  # closed without an answer
-    assert answers["body"].startswith(b"HTTP/1.1 408 "), answers
+    assert answers["headers"] == {b""}, answers  # closed without an answer
+    assert answers["body"] == {b"HTTP/1.1 408"}, answers
 
 
 @pytest.mark.slow
