@@ -239,7 +239,9 @@ class Run:
             self.seq += 1
             self.inflight.append((self.seq, self.take_batch()))
             self.last_flush = now
-        batches = self.inflight or [(self.seq, "")]
+        # A copy: the loop pops each confirmed batch off self.inflight (iterating the list
+        # itself skipped every other batch after an outage, and with them the final state).
+        batches = list(self.inflight) or [(self.seq, "")]
         try:
             for index, (seq, items) in enumerate(batches):
                 last = index == len(batches) - 1
