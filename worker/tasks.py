@@ -16,7 +16,7 @@ from celery.exceptions import Ignore
 from celery.signals import task_revoked
 
 from jobstore import Job, JobStore, Mode, Settings
-from jobstore.attempt import Attempt
+from jobstore.attempt import Attempt, Claim
 from jobstore.connection import UNREACHABLE, client_for
 
 from . import shards, stopping
@@ -26,6 +26,8 @@ from .logs import name_attempt
 from .run import Run
 
 log = logging.getLogger(__name__)
+
+CLAIM_PATIENCE = 30.0  # seconds a claim waits for an unreachable Redis before Celery retries
 
 
 class JobFailed(Exception):
@@ -40,10 +42,7 @@ def execute(task: Any, mode: Mode, job_id: str) -> str:
     holder = holder_name(task.request.hostname or "worker")
     hard = hard_limit(settings, mode)
     try:
-        claim = attempt.claim(holder, hard_limit=hard)
-        if claim.status == "busy" and holder_is_dead(claim.holder):
-            # The earlier run's pool process on this machine is gone: take over now.
-            claim = attempt.claim(holder, force=True, hard_limit=hard)
+        claim = claim_patiently(attempt, holder, hard)
     except UNREACHABLE as error:
         raise task.retry(exc=error, countdown=1, max_retries=None) from error
     name_attempt(job_id, claim.attempt)
@@ -67,6 +66,26 @@ def execute(task: Any, mode: Mode, job_id: str) -> str:
         # One line per run: the chaos tests count completions per job with it.
         log.info("job %s attempt %s ended: %s", job_id, attempt.number, outcome)
     return report(task, job, outcome)
+
+
+def claim_patiently(attempt: Attempt, holder: str, hard: float) -> Claim:
+    """Claim the job, waiting here up to CLAIM_PATIENCE while Redis is unreachable (a restart,
+    a Sentinel failover): Celery's own retry must publish to that same Redis, and a retry it
+    cannot publish rejects the message, leaving the job queued with no message."""
+    deadline = time.monotonic() + CLAIM_PATIENCE
+    delay = 0.1
+    while True:
+        try:
+            claim = attempt.claim(holder, hard_limit=hard)
+            if claim.status == "busy" and holder_is_dead(claim.holder):
+                # The earlier run's pool process on this machine is gone: take over now.
+                claim = attempt.claim(holder, force=True, hard_limit=hard)
+            return claim
+        except UNREACHABLE:
+            if time.monotonic() + delay > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(2 * delay, 2.0)
 
 
 def report(task: Any, job: Job, outcome: str) -> str:
