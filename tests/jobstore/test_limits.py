@@ -20,7 +20,10 @@ def test_soft_limit_fails_job_with_partial_results(
     fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any, wait_job: Any
 ) -> None:
     """A 1 s soft limit ends a long enumeration failed "time limit", keeping what it found."""
-    settings = fresh_settings(enumerate_soft_limit=1.0, enumerate_hard_limit=10.0)
+    # Whole (not sharded): its own task is the one that fails.
+    settings = fresh_settings(
+        enumerate_soft_limit=1.0, enumerate_hard_limit=10.0, shard_threshold=0
+    )
     worker = worker_factory(settings, "enumerate")
     store = store_factory(settings)
     job = wait_job(store, store.submit("enumerate", *LONG).id, timeout=20)

@@ -23,6 +23,8 @@ RUNS = [
     ("/api/jobs", "POST", NEGATIVE),
     ("/api/jobs/{job_id}", "GET", POSITIVE),
     ("/api/jobs/{job_id}", "GET", NEGATIVE),
+    ("/api/jobs/{job_id}", "DELETE", POSITIVE),
+    ("/api/jobs/{job_id}", "DELETE", NEGATIVE),
     ("/api/jobs/{job_id}/solutions", "GET", POSITIVE),
     ("/api/jobs/{job_id}/solutions", "GET", NEGATIVE),
     ("/api/jobs/{job_id}/grid", "GET", POSITIVE),
@@ -68,14 +70,14 @@ def test_api_conforms(
         database=None,
     )
     def run(case: Any) -> None:
+        response = case.call(base_url=live_server, session=session, timeout=20)
+        if response.status_code == 414:
+            # gunicorn refuses a request line over its limit before the app sees it (a
+            # documented answer, but not one of the codes schemathesis counts as a refusal).
+            return
         # Any string is schema-valid for 'puzzle', but only real puzzles are accepted: the
         # grammar is the engine's, so "valid data is accepted" cannot hold for that field.
-        response = case.call_and_validate(
-            base_url=live_server,
-            session=session,
-            excluded_checks=[positive_data_acceptance],
-            timeout=20,
-        )
+        case.validate_response(response, excluded_checks=[positive_data_acceptance])
         if response.status_code == 202:
             # Fuzzed puzzles can be huge enumerations: never leave them to the shared worker.
             session.post(live_server + response.json()["links"]["cancel"], timeout=10)
