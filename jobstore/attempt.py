@@ -44,7 +44,7 @@ class Attempt:
         self.number = 0  # the attempt (runs lost with their worker, plus one)
         self.claims = 0  # this run's claim number: every write names it
         self.width = 1  # characters per compact solution (len of the puzzle's letters)
-        self.lanes: list[str] = []  # lanes whose waiting jobs this run yields to
+        self.lanes: list[str] = []  # waiting sets of the lanes whose jobs this run yields to
         self.names = Keys(settings.key_prefix)
         self.keys = [
             self.names.job(job_id),
@@ -54,7 +54,14 @@ class Attempt:
             self.names.stats,
         ]
 
-    def claim(self, holder: str, *, force: bool = False, hard_limit: float | None = None) -> Claim:
+    def claim(
+        self,
+        holder: str,
+        *,
+        force: bool = False,
+        hard_limit: float | None = None,
+        mode: Mode | None = None,
+    ) -> Claim:
         """Atomically start a run, resuming from the job's checkpoint (claim.lua).
 
         A previous run still marked running after hard_limit seconds was killed by that
@@ -67,7 +74,9 @@ class Attempt:
         args: list[Arg] = [repr(now), repr(lease), holder, self.settings.max_attempts]
         args += [self.settings.ttl, self.job_id, "1" if force else "0", repr(hard_limit)]
         args += [self.names.finished, CHUNK]
-        keys = [*self.keys, self.names.queued]
+        # The job leaves the waiting set of its queue's lanes (its mode: the task's).
+        waiting = self.names.waitings(mode) if mode is not None else []
+        keys = [*self.keys, self.names.queued, *waiting]
         reply = scripts_for(self.client).run("claim", keys, args)
         status, attempt, lease_s, held_by = reply[:4]
         flat = reply[4] if len(reply) > 4 else []
@@ -125,7 +134,7 @@ class Attempt:
         now = time.time()
         message = task_message(mode, self.job_id, self.settings.ttl, lane)
         keys = [self.keys[0], self.names.leases, self.names.queued, self.names.lane(mode, lane)]
-        keys.append(self.names.stats)
+        keys += [self.names.stats, self.names.waiting(mode, lane)]
         args: list[Arg] = [self.claims, repr(now), message, "1" if front else "0", lane]
         args += [self.job_id, reason, self.settings.ttl]
         return bool(scripts_for(self.client).run("putback", keys, args))

@@ -19,6 +19,7 @@ Redis layout (every key under the deployment's prefix {p}, every key with a TTL)
   {p}:finished            pub/sub channel: every script that ends a job publishes its id there
                           (waiters.py wakes the requests waiting for it)
   {p}:jobs                zset: every job id scored by its creation (the admin's listing)
+  {p}:waiting:{queue}:{lane}  zset: job keys queued in a lane (what a running job yields to)
   {p}:stats               hash: counters and histogram buckets kept by the scripts (stats.py)
   {p}:budget:{client}     counter: solutions a client's jobs stored within the TTL window
   {p}:broker:...          every key of the Celery broker (kombu's global_keyprefix): the lists
@@ -117,3 +118,12 @@ class Keys:
     def lanes(self, mode: Mode) -> list[str]:
         """The lists of a mode's queue, in the order workers take from them."""
         return [self.lane(mode, lane) for lane in LANES]
+
+    def waiting(self, mode: Mode, lane: int) -> str:
+        """The jobs waiting in a lane of a mode's queue (a zset of job keys): what a running
+        job yields to (a lane's list may also hold stray duplicates of running jobs' messages)."""
+        return f"{self.prefix}:waiting:{Mode(mode).queue}:{lane}"
+
+    def waitings(self, mode: Mode) -> list[str]:
+        """The waiting sets of a mode's lanes, in the order workers take from the lanes."""
+        return [self.waiting(mode, lane) for lane in LANES]

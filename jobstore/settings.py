@@ -41,6 +41,10 @@ ENV_NAMES: dict[str, str] = {
     "time_slice": "ALPHAMETIC_TIME_SLICE",
     "max_stored_per_client": "ALPHAMETIC_MAX_STORED_PER_CLIENT",
     "memory_watermark": "ALPHAMETIC_MEMORY_WATERMARK",
+    "task_events": "ALPHAMETIC_TASK_EVENTS",
+    "redis_sentinels": "REDIS_SENTINELS",
+    "redis_sentinel_master": "REDIS_SENTINEL_MASTER",
+    "redis_sentinel_password": "REDIS_SENTINEL_PASSWORD",
 }
 
 
@@ -80,6 +84,15 @@ class Settings:
     max_stored_per_client: int = 2_000_000
     # Above this share of Redis's maxmemory, new enumerations (which store) are refused (503).
     memory_watermark: float = 0.8
+    # 1: workers send Celery task events, so Flower and `celery events` show each job's task
+    # (a failed job as a failure with its reason, a canceled one as revoked). Off by default:
+    # the job record already tells everything, and events cost a publish per task state.
+    task_events: int = 0
+    # Sentinels ("host:port,host:port"): when set, every client follows the master they name
+    # (REDIS_URL then gives only the database number and the master's password).
+    redis_sentinels: str = ""
+    redis_sentinel_master: str = "mymaster"
+    redis_sentinel_password: str = ""  # the sentinels' own requirepass, if they have one
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -112,6 +125,9 @@ class Settings:
             raise ConfigError("need shard window >= 1, time slice > 0, per-client budget >= 0")
         if not 0 < self.memory_watermark <= 1:
             raise ConfigError("ALPHAMETIC_MEMORY_WATERMARK must be in (0, 1]")
+        if self.redis_sentinels and not self.redis_sentinel_master:
+            raise ConfigError("REDIS_SENTINEL_MASTER must name the master the sentinels watch")
+        self.sentinels  # noqa: B018 (parsing them is the check)
 
     def soft_limit(self, mode: Mode | str) -> float:
         """Soft time limit in seconds for jobs of this mode (the field {queue}_soft_limit)."""
@@ -130,6 +146,17 @@ class Settings:
         if self.broker_visibility_timeout > 0:
             return self.broker_visibility_timeout
         return int(max(self.hard_limit(mode) for mode in Mode)) + 600
+
+    @property
+    def sentinels(self) -> list[tuple[str, int]]:
+        """REDIS_SENTINELS as (host, port) pairs; empty when Sentinel is not used."""
+        pairs = []
+        for item in filter(None, (part.strip() for part in self.redis_sentinels.split(","))):
+            host, _, port = item.rpartition(":")
+            if not host or not port.isdigit() or not 0 < int(port) < 65536:
+                raise ConfigError(f"REDIS_SENTINELS: {item!r} is not host:port")
+            pairs.append((host.strip("[]"), int(port)))
+        return pairs
 
     def env(self) -> dict[str, str]:
         """These settings as environment variables (to start a worker subprocess with them)."""

@@ -72,7 +72,8 @@ class JobStore:
         With a client, every call counts against its `rates` (RateLimited beyond one, even for
         a puzzle then refused), and raises TooManyJobs (queueing nothing) when it has the cap
         of unfinished jobs; an identical submission returning an existing job does not count
-        towards that cap.
+        towards that cap. With Sentinel it returns only once a replica has the job too, and
+        raises Unavailable when none confirmed in time: the job may exist all the same.
         """
         try:
             checked_mode, parsed = normalise(mode, puzzle, options)
@@ -110,10 +111,12 @@ class JobStore:
         # and never a record without its message.
         keys = [self.keys.job(new_id), dedup, self.keys.queued, self.keys.lane(checked_mode, lane)]
         keys += [self.keys.client(client or ""), self.keys.jobs, self.keys.stats]
+        keys.append(self.keys.waiting(checked_mode, lane))
         keys += rate_keys(self.prefix, client or "", rates)
         fields = [item for pair in record.items() for item in pair]
         args = [self.settings.ttl, cap, new_id, record["created"], message]
         args += [len(rates), *rate_args(rates)]
+        # With Sentinel, run() returns only once a replica has the job (connection.replicated).
         status, detail = self.scripts.run("create", keys, [*args, *fields])
         if status == "limited":
             raise RateLimited(rates, int(detail))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from typing import Any
+from urllib.parse import quote, urlsplit
 
 from celery import Celery
 from kombu import Exchange, Queue
@@ -31,7 +32,8 @@ def hard_limit(settings: Settings, mode: Mode) -> float:
 
 def broker_url(settings: Settings, environ: Any = os.environ) -> str:
     """REDIS_URL, the one source of truth for the broker; a different broker in Celery's own
-    environment variables is refused with a clear message instead of queueing into the void."""
+    environment variables is refused with a clear message instead of queueing into the void.
+    With REDIS_SENTINELS, the same database through kombu's sentinel transport."""
     for name in BROKER_VARIABLES:
         other = environ.get(name, "").strip()
         if other and other != settings.redis_url:
@@ -39,7 +41,33 @@ def broker_url(settings: Settings, environ: Any = os.environ) -> str:
                 f"{name}={other!r} differs from REDIS_URL={settings.redis_url!r}: jobs are "
                 f"queued in REDIS_URL, so workers must take them from there. Unset {name}."
             )
+    if settings.sentinels:
+        return sentinel_url(settings)
     return settings.redis_url
+
+
+def sentinel_url(settings: Settings) -> str:
+    """kombu's `sentinel://[:password@]host:port/db;...` for REDIS_URL's database and password
+    (the password is the master's; the sentinels' own goes in sentinel_kwargs)."""
+    url = urlsplit(settings.redis_url)
+    auth = f"{quote(url.username or '')}:{quote(url.password)}@" if url.password else ""
+    db = url.path.strip("/") or "0"
+    hosts = [(f"[{host}]" if ":" in host else host, port) for host, port in settings.sentinels]
+    return ";".join(f"sentinel://{auth}{host}:{port}/{db}" for host, port in hosts)
+
+
+def sentinel_options(settings: Settings) -> dict[str, Any]:
+    """Transport options that make the broker ask the sentinels for the master; the
+    sentinels' own calls time out too, so a dead sentinel is skipped, not waited for."""
+    if not settings.sentinels:
+        return {}
+    sentinel_kwargs: dict[str, Any] = {
+        "socket_timeout": min(settings.redis_timeout, 2.0),
+        "socket_connect_timeout": min(settings.redis_timeout, 1.0),
+    }
+    if settings.redis_sentinel_password:
+        sentinel_kwargs["password"] = settings.redis_sentinel_password
+    return {"master_name": settings.redis_sentinel_master, "sentinel_kwargs": sentinel_kwargs}
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
@@ -86,6 +114,9 @@ def celery_config(settings: Settings) -> dict[str, Any]:
             # Every broker key under the deployment's prefix: two deployments can share one
             # Redis database (lists, unacked messages, bindings, control mailboxes).
             "global_keyprefix": Keys(settings.key_prefix).broker,
+            # With Sentinel: which master to follow (kombu's socket_timeout above matters
+            # here: without it a publish to a frozen master hung for over a minute).
+            **sentinel_options(settings),
         },
         # Survive Redis being down at start or restarting later: retry the broker forever.
         "broker_connection_retry_on_startup": True,
@@ -105,8 +136,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         # Plain JSON only: never unpickle anything that came over the wire.
         "task_serializer": "json",
         "accept_content": ["json"],
-        # Progress lives in the job record; Celery task events would only duplicate it.
-        "worker_send_task_events": False,
+        # Progress lives in the job record; task events are for Flower (ALPHAMETIC_TASK_EVENTS).
+        "worker_send_task_events": bool(settings.task_events),
         "task_send_sent_event": False,
         "task_track_started": False,
         "worker_hijack_root_logger": False,

@@ -48,9 +48,10 @@ def reap(client: redis.Redis, settings: Settings, limit: int = 50) -> list[str]:
         if found is None:
             client.zrem(keys.leases, job_id)
             continue
-        lane_key, message = found
+        lane_key, waiting, message = found
         args = [repr(now), renewed, job_id, dead, message]
-        if scripts_for(client).run("reap", [keys.job(job_id), keys.leases, lane_key], args):
+        reaped = [keys.job(job_id), keys.leases, lane_key, waiting]
+        if scripts_for(client).run("reap", reaped, args):
             why = f"its holder {dead} is dead" if dead else "lease expired"
             log.warning("job %s lost its worker (%s): re-queued", job_id, why)
             requeued.append(job_id)
@@ -76,7 +77,7 @@ def resend_lost(client: redis.Redis, settings: Settings, limit: int = 100) -> li
         if found is None:
             client.zrem(keys.queued, job_id)
             continue
-        lane_key, message = found
+        lane_key, _waiting, message = found
         mode = Mode(client.hget(keys.job(job_id), "mode") or Mode.SOLVE)
         job_keys = [keys.queued, keys.job(job_id), lane_key, keys.unacked, keys.leases]
         job_keys += [keys.stats, *keys.lanes(mode)]
@@ -96,14 +97,18 @@ def resend_lost(client: redis.Redis, settings: Settings, limit: int = 100) -> li
     return resent
 
 
-def message_for(client: redis.Redis, settings: Settings, job_id: str) -> tuple[str, str] | None:
-    """(lane list, a new task message) for sending a job again, or None when it is gone."""
-    mode, lane = client.hmget(Keys(settings.key_prefix).job(job_id), "mode", "lane")
+def message_for(
+    client: redis.Redis, settings: Settings, job_id: str
+) -> tuple[str, str, str] | None:
+    """(lane list, its waiting set, a new task message) for sending a job again, or None when
+    it is gone."""
+    keys = Keys(settings.key_prefix)
+    mode, lane = client.hmget(keys.job(job_id), "mode", "lane")
     if mode is None:
         return None
     lane_no = int(lane or 0)
     message = task_message(Mode(mode), job_id, settings.ttl, lane_no)
-    return Keys(settings.key_prefix).lane(Mode(mode), lane_no), message
+    return keys.lane(Mode(mode), lane_no), keys.waiting(Mode(mode), lane_no), message
 
 
 def dead_holders(client: redis.Redis, settings: Settings, limit: int) -> list[tuple[str, str]]:

@@ -47,7 +47,7 @@ class Run:
         self.puzzle = alphametic.parse(job.puzzle, **job.options)
         self.letters = "".join(self.puzzle.letters)
         attempt.width = len(self.letters)
-        attempt.lanes = attempt.names.lanes(job.mode)
+        attempt.lanes = attempt.names.waitings(job.mode)
         resume = Position.parse(record.get("cp", ""))
         share = job.share if job.parent else 1.0
         self.cursor = Cursor(self.puzzle, job.prefix, share, resume)

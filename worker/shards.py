@@ -110,6 +110,7 @@ def dispatch(client: redis.Redis, settings: Settings, parent: str, mode: Mode, c
             return sent
         message = task_message(mode, ids[index], settings.ttl, TURNS)
         shard = [keys.job(parent), keys.queued, keys.job(ids[index]), keys.lane(mode, TURNS)]
+        shard.append(keys.waiting(mode, TURNS))
         status = scripts_for(client).run(
             "dispatch", shard, [ids[index], message, repr(time.time()), settings.ttl]
         )

@@ -42,7 +42,7 @@ def execute(task: Any, mode: Mode, job_id: str) -> str:
     holder = holder_name(task.request.hostname or "worker")
     hard = hard_limit(settings, mode)
     try:
-        claim = claim_patiently(attempt, holder, hard)
+        claim = claim_patiently(attempt, holder, hard, mode)
     except UNREACHABLE as error:
         raise task.retry(exc=error, countdown=1, max_retries=None) from error
     name_attempt(job_id, claim.attempt)
@@ -68,7 +68,7 @@ def execute(task: Any, mode: Mode, job_id: str) -> str:
     return report(task, job, outcome)
 
 
-def claim_patiently(attempt: Attempt, holder: str, hard: float) -> Claim:
+def claim_patiently(attempt: Attempt, holder: str, hard: float, mode: Mode) -> Claim:
     """Claim the job, waiting here up to CLAIM_PATIENCE while Redis is unreachable (a restart,
     a Sentinel failover): Celery's own retry must publish to that same Redis, and a retry it
     cannot publish rejects the message, leaving the job queued with no message."""
@@ -76,10 +76,10 @@ def claim_patiently(attempt: Attempt, holder: str, hard: float) -> Claim:
     delay = 0.1
     while True:
         try:
-            claim = attempt.claim(holder, hard_limit=hard)
+            claim = attempt.claim(holder, hard_limit=hard, mode=mode)
             if claim.status == "busy" and holder_is_dead(claim.holder):
                 # The earlier run's pool process on this machine is gone: take over now.
-                claim = attempt.claim(holder, force=True, hard_limit=hard)
+                claim = attempt.claim(holder, force=True, hard_limit=hard, mode=mode)
             return claim
         except UNREACHABLE:
             if time.monotonic() + delay > deadline:

@@ -2,7 +2,8 @@
 -- back (same attempt), or one whose worker was lost (its lease expired, or force: its holder
 -- is certainly dead), which spends an attempt. A run resumes from the job's checkpoint: the
 -- solutions stored after it are cut away and the counters go back to it.
--- KEYS: job hash, solutions list, grid hash, leases zset, stats hash, queued zset.
+-- KEYS: job hash, solutions list, grid hash, leases zset, stats hash, queued zset, then the
+--       waiting zsets of its queue's lanes (it waits in none of them once it runs).
 -- ARGV: now, lease_until, holder, max_attempts, ttl, job_id, force ("1" = ignore a live lease),
 --       hard_limit (a run still marked running after this long was killed by it: the job
 --       failed), the finished channel, chunk (solutions per list element).
@@ -91,6 +92,7 @@ redis.call('HSET', KEYS[1], 'state', 'running', 'attempt', attempt,
   'eta', '', 'error', '', 'solution', '', 'run_started', now, 'stop', '')
 redis.call('ZADD', KEYS[4], ARGV[2], ARGV[6])
 redis.call('ZREM', KEYS[6], ARGV[6])
+for i = 7, #KEYS do redis.call('ZREM', KEYS[i], KEYS[1]) end
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 redis.call('EXPIRE', KEYS[4], ARGV[5])
 return {'run', attempt, ARGV[2], ARGV[3], redis.call('HGETALL', KEYS[1])}

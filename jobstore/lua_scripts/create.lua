@@ -4,13 +4,14 @@
 -- against the client's rate windows (every request counts, even an identical one). The dedup
 -- string and the client's set hold job keys (not ids), so no key is built here.
 -- KEYS: job hash, dedup string, queued zset, lane list, the client's set of unfinished jobs
---       (checked only when the cap is above 0), jobs zset, stats hash, n rate window counters.
+--       (checked only when the cap is above 0), jobs zset, stats hash, the lane's waiting zset,
+--       n rate window counters.
 -- ARGV: ttl, client cap (0: none), job_id, created, message, n,
 --       amount, seconds per rate window..., field/value pairs...
 -- Returns {'limited', seconds} | {'existing', old_id} | {'full', ''} (the client is at its cap)
 -- | {'created', ''}.
 local n = tonumber(ARGV[6])
-local wait = over_rate(8, n, 7)
+local wait = over_rate(9, n, 7)
 if wait > 0 then return {'limited', tostring(wait)} end
 local old = redis.call('GET', KEYS[2])
 if old then
@@ -46,4 +47,6 @@ redis.call('LPUSH', KEYS[4], ARGV[5])
 redis.call('ZADD', KEYS[6], ARGV[4], ARGV[3])
 redis.call('EXPIRE', KEYS[6], ttl)
 redis.call('HINCRBY', KEYS[7], 'submitted:' .. redis.call('HGET', KEYS[1], 'mode'), 1)
+redis.call('ZADD', KEYS[8], ARGV[4], KEYS[1])
+redis.call('EXPIRE', KEYS[8], ttl)
 return {'created', ''}

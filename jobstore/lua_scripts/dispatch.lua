@@ -1,7 +1,7 @@
 -- Sends the message of a sharded job's next shard (in the order split.lua stored): a job has
 -- only a few shards queued or running at a time, so jobs take turns instead of one job's
 -- hundred shards queueing ahead of everyone.
--- KEYS: parent hash, queued zset, shard hash, the shards' lane list.
+-- KEYS: parent hash, queued zset, shard hash, the shards' lane list, that lane's waiting zset.
 -- ARGV: shard id (the one the caller believes is next), message, now, ttl.
 -- Returns 1 when sent, 0 when nothing is left to send (or the job ended), -1 when another
 -- caller sent that shard first (read again and retry).
@@ -16,6 +16,8 @@ for id in string.gmatch(p[2], '[^,]+') do
     redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
     redis.call('EXPIRE', KEYS[2], ARGV[4])
     redis.call('LPUSH', KEYS[4], ARGV[2])
+    redis.call('ZADD', KEYS[5], ARGV[3], KEYS[3])
+    redis.call('EXPIRE', KEYS[5], ARGV[4])
     return 1
   end
   index = index + 1

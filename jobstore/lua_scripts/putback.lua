@@ -3,7 +3,7 @@
 -- yields its worker to jobs waiting (to the back of the TURNS lane: jobs take turns). The run
 -- wrote its checkpoint just before; the next claim resumes from it. Record and message change
 -- together, so the job is never left without a message.
--- KEYS: job hash, leases zset, queued zset, lane list, stats hash.
+-- KEYS: job hash, leases zset, queued zset, lane list, stats hash, the lane's waiting zset.
 -- ARGV: claims, now, message, front ("1": next to run), lane, job_id, reason (stopped |
 --       yielded), ttl.
 -- Returns 1 when handed back, 0 when the run no longer holds the job.
@@ -20,4 +20,6 @@ else
   redis.call('LPUSH', KEYS[4], ARGV[3])
 end
 redis.call('HINCRBY', KEYS[5], 'redeliveries:' .. ARGV[7], 1)
+redis.call('ZADD', KEYS[6], ARGV[2], KEYS[1])
+redis.call('EXPIRE', KEYS[6], ARGV[8])
 return 1

@@ -3,7 +3,7 @@
 -- once, so the next claim runs without waiting). The message goes to the front of the job's
 -- lane; the claim then spends an attempt and resumes from the checkpoint. Winning pushes the
 -- sweep's score forward, so of several workers sweeping at once only one re-queues it.
--- KEYS: job hash, leases zset, the job's lane list.
+-- KEYS: job hash, leases zset, the job's lane list, that lane's waiting zset.
 -- ARGV: now, new_lease, job_id, dead_holder, message.
 -- Returns 1 when this caller re-queued the job, else 0.
 local score = redis.call('ZSCORE', KEYS[2], ARGV[3])
@@ -26,5 +26,6 @@ else
 end
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 redis.call('RPUSH', KEYS[3], ARGV[5])
+redis.call('ZADD', KEYS[4], ARGV[1], KEYS[1])
 redis.call('HSET', KEYS[1], 'message', ARGV[5])
 return 1

@@ -1,8 +1,8 @@
 -- A running job's write: progress fields (with its checkpoint), grid cells, one batch of
 -- solutions, and at the end its final state. Guarded by the run's claim number, so a run that
 -- lost its claim (taken over, or handed back) writes nothing.
--- KEYS: job hash, solutions list, grid hash, leases zset, stats hash, then n_lanes lane lists
---       whose waiting messages should make this run yield its worker.
+-- KEYS: job hash, solutions list, grid hash, leases zset, stats hash, then n_lanes waiting
+--       zsets (job keys) of the lanes whose jobs this run should yield its worker to.
 -- ARGV: claims, now, lease_until, ttl, cap, batch_seq, job_id, final_state ('' = still running),
 --       width, batch (solutions of `width` characters each, concatenated), chunk, the finished
 --       channel (the final write publishes "id\n{record as JSON}" there), budget (solutions a
@@ -97,7 +97,11 @@ redis.call('EXPIRE', KEYS[4], ttl)
 if s[3] and s[3] ~= '' then return 2 end
 if ARGV[8] ~= '' then return 1 end
 if s[5] and s[5] ~= '' then return 3 end
+-- Another job queued in one of those lanes (members that are no longer queued are dropped).
 for j = 1, lanes do
-  if redis.call('LLEN', KEYS[5 + j]) > 0 then return 4 end
+  for _, key in ipairs(redis.call('ZRANGE', KEYS[5 + j], 0, 7)) do
+    if key ~= KEYS[1] and redis.call('HGET', key, 'state') == 'queued' then return 4 end
+    if key ~= KEYS[1] then redis.call('ZREM', KEYS[5 + j], key) end
+  end
 end
 return 1
