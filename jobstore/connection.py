@@ -5,6 +5,10 @@ times out is not retried (a frozen Redis would stack timeouts), only a dropped c
 retried once (a restarted Redis leaves dead connections in the pool). And once a call timed
 out, the store answers Unavailable at once for a moment (the Breaker), so a frozen Redis does
 not tie up every server thread for a timeout each.
+
+With REDIS_SENTINELS every client here follows the master the sentinels name (web, job store,
+waiters, heartbeats: all connect through `connect`); the Celery broker does the same through
+kombu's sentinel transport (worker/celery_app.py).
 """
 
 from __future__ import annotations
@@ -14,14 +18,21 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
 import redis
 from kombu.exceptions import OperationalError
 from redis.backoff import ExponentialBackoff
+from redis.client import Pipeline
+from redis.connection import parse_url
 from redis.retry import Retry
+from redis.sentinel import Sentinel, SentinelConnectionPool
 
 from .settings import Settings
+
+# Seconds a script call waits for a replica to confirm its writes (Sentinel only; at most half
+# the socket timeout, so WAIT answers before the socket gives up on it).
+REPLICA_WAIT = 1.0
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -82,25 +93,78 @@ TIMEOUTS = (redis.exceptions.TimeoutError, TimeoutError)
 
 def connect(settings: Settings) -> redis.Redis:
     """A decoded-string Redis client with short timeouts: a dropped connection is retried
-    once, a timeout never (see the module's docstring)."""
-    return redis.Redis.from_url(
-        settings.redis_url,
-        decode_responses=True,
-        socket_timeout=settings.redis_timeout,
-        socket_connect_timeout=min(settings.redis_timeout, 2.0),
-        retry=Retry(
+    once, a timeout never (see the module's docstring); with REDIS_SENTINELS, a client of
+    whichever server the sentinels name master at the time."""
+    if settings.sentinels:
+        return follow_master(settings)
+    return redis.Redis.from_url(settings.redis_url, **client_options(settings))
+
+
+def client_options(settings: Settings) -> dict[str, Any]:
+    """Connection options shared by the plain and the Sentinel-managed client."""
+    return {
+        "decode_responses": True,
+        "socket_timeout": settings.redis_timeout,
+        "socket_connect_timeout": min(settings.redis_timeout, 2.0),
+        "retry": Retry(
             ExponentialBackoff(cap=0.5, base=0.05), 1, (redis.exceptions.ConnectionError,)
         ),
-        health_check_interval=30,
+        "health_check_interval": 30,
+    }
+
+
+def follow_master(settings: Settings) -> redis.Redis:
+    """A client of the current master: each new connection asks the sentinels where it is,
+    and a demoted master's READONLY answer counts as a dropped connection (retried once)."""
+    url = parse_url(settings.redis_url)  # the database and the master's credentials
+    credentials = {key: url[key] for key in ("db", "username", "password") if key in url}
+    timeouts: dict[str, Any] = {
+        "socket_timeout": min(settings.redis_timeout, 2.0),
+        "socket_connect_timeout": min(settings.redis_timeout, 1.0),
+    }
+    if settings.redis_sentinel_password:
+        timeouts["password"] = settings.redis_sentinel_password
+    sentinel = Sentinel(settings.sentinels, sentinel_kwargs=timeouts)
+    return sentinel.master_for(
+        settings.redis_sentinel_master, **credentials, **client_options(settings)
     )
 
 
-_clients: dict[tuple[int, str], redis.Redis] = {}
+# redis.exceptions is untyped here: subclassing its ConnectionError is Any to mypy.
+class NotReplicated(redis.exceptions.ConnectionError):  # type: ignore[misc]
+    """No replica confirmed a write in time: it may or may not survive a failover."""
+
+
+def replicated(client: redis.Redis, run: Callable[[Pipeline | None], R]) -> R:
+    """Run one script call and, on a Sentinel-managed client, make sure a replica has its
+    writes too before returning, so a failover cannot lose what was confirmed.
+
+    `run(pipe)` queues the call on `pipe` (or runs it at once when given None). WAIT counts
+    only the writes of its own connection, so the call and the WAIT go down one connection as
+    a pipeline (not MULTI: WAIT never blocks inside one). Raises NotReplicated (a connection
+    error: the store answers Unavailable, a worker retries) when no replica confirmed within
+    REPLICA_WAIT; the writes may exist on the master all the same.
+    """
+    pool = client.connection_pool
+    if not isinstance(pool, SentinelConnectionPool):
+        return run(None)
+    timeout = pool.connection_kwargs.get("socket_timeout") or 2 * REPLICA_WAIT
+    wait_ms = int(min(REPLICA_WAIT, timeout / 2) * 1000)
+    with client.pipeline(transaction=False) as pipe:
+        run(pipe)
+        pipe.wait(1, wait_ms)
+        reply, replicas = pipe.execute()
+    if int(replicas) < 1:
+        raise NotReplicated(f"no replica confirmed the write within {wait_ms} ms")
+    return cast(R, reply)
+
+
+_clients: dict[tuple[int, str, str], redis.Redis] = {}
 
 
 def client_for(settings: Settings) -> redis.Redis:
     """A per-process cached client (a forked pool process must not share its parent's)."""
-    key = (os.getpid(), settings.redis_url)
+    key = (os.getpid(), settings.redis_url, settings.redis_sentinels)
     if key not in _clients:
         _clients[key] = connect(settings)
     return _clients[key]

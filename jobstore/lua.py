@@ -18,6 +18,8 @@ from typing import Any
 
 import redis
 
+from .connection import replicated
+
 FOLDER = Path(__file__).with_name("lua_scripts")
 # Scripts that call a shared Lua function get its file put in front of their own.
 LIBRARIES = {
@@ -64,6 +66,7 @@ class Scripts:
     """The job store's scripts registered on one Redis client."""
 
     def __init__(self, client: redis.Redis) -> None:
+        self._client = client
         self._registered = {name: client.register_script(text) for name, text in SOURCES.items()}
 
     def run(
@@ -73,8 +76,17 @@ class Scripts:
         args: Sequence[Arg],
         pipe: redis.client.Pipeline | None = None,
     ) -> Any:
-        """Run one script (inside `pipe` when given: its reply comes with the pipeline's)."""
-        return self._registered[name](keys=list(keys), args=list(args), client=pipe)
+        """Run one script (inside `pipe` when given: its reply comes with the pipeline's).
+
+        Run on its own under Sentinel, it returns once a replica has its writes too
+        (connection.replicated): what a caller was told is written survives a failover.
+        """
+        script = self._registered[name]
+        if pipe is not None:
+            return script(keys=list(keys), args=list(args), client=pipe)
+        return replicated(
+            self._client, lambda on: script(keys=list(keys), args=list(args), client=on)
+        )
 
 
 @functools.cache

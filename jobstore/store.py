@@ -111,7 +111,6 @@ class JobStore:
         # and never a record without its message.
         keys = [self.keys.job(new_id), dedup, self.keys.queued, self.keys.lane(checked_mode, lane)]
         keys += [self.keys.client(client or ""), self.keys.jobs, self.keys.stats]
-        keys.append(self.keys.waiting(checked_mode, lane))
         keys += rate_keys(self.prefix, client or "", rates)
         fields = [item for pair in record.items() for item in pair]
         args = [self.settings.ttl, cap, new_id, record["created"], message]

@@ -1,0 +1,200 @@
+"""Chaos on Redis Sentinel: the master killed (kill -9) under a steady stream of submissions.
+
+Master, one replica and three sentinels on loopback (tests/support/sentinel.py); real celery
+workers and a real gunicorn, all following the master through REDIS_SENTINELS. Every script
+write is confirmed by the replica (WAIT 1), so with one replica the one promoted has them all
+(with two, Sentinel may promote the one that did not confirm). The promoted replica then has
+no replica of its own, so writes answer 503 until the dead server is back as its replica: the
+test revives it as a supervisor would.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import requests
+
+from jobstore import JobStore, Mode, Settings, State
+from jobstore.settings import ConfigError
+from tests.support.chaos import MEDIUM, SMALL, mismatch, ran_once, wait_done, wait_until
+from tests.support.sentinel import SentinelSetup, SentinelUnsupported
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+
+RECOVERY_LIMIT = 15.0  # seconds from the kill until the API accepts submissions again
+PUZZLES = ("SEND + MORE = MONEY", "TO + GO = OUT", "ABC + DEF = GHI", "ONE + ONE = TWO")
+POLICIES = ("multi-letter", "allow", "every-word")
+# Distinct solve jobs of a few milliseconds each (no two share a dedup key), and between them
+# enumerations of up to 1.5 s that are running when the master dies (the kill comes after 20).
+SUBMISSIONS: list[dict[str, Any]] = [
+    {"puzzle": p, "mode": "solve", "options": {"base": b, "leading_zeros": lz}}
+    for b in range(10, 37)
+    for p in PUZZLES
+    for lz in POLICIES
+]
+for _n, (_puzzle, _options) in enumerate([MEDIUM, *SMALL]):
+    SUBMISSIONS.insert(12 + 2 * _n, {"puzzle": _puzzle, "mode": "enumerate", "options": _options})
+
+
+@dataclass
+class Answer:
+    """One submission's answer: when it was sent and came back, its status and job id."""
+
+    sent: float
+    received: float
+    status: int  # 0: no HTTP answer at all
+    job_id: str = ""
+
+
+class Stream(threading.Thread):
+    """Posts SUBMISSIONS to the API one after another, every `interval` s, keeping answers."""
+
+    def __init__(self, url: str, interval: float = 0.05) -> None:
+        super().__init__(name="submissions", daemon=True)
+        self.url = url + "/api/jobs"
+        self.interval = interval
+        self.answers: list[Answer] = []
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        """Submit until stopped or out of distinct puzzles."""
+        with requests.Session() as session:
+            for body in SUBMISSIONS:
+                if self.stop.is_set():
+                    return
+                self.answers.append(self.post(session, body))
+                self.stop.wait(self.interval)
+
+    def post(self, session: requests.Session, body: dict[str, Any]) -> Answer:
+        """One submission (a network error counts as status 0)."""
+        sent = time.monotonic()
+        try:
+            answer = session.post(self.url, json=body, timeout=10)
+        except requests.RequestException:
+            return Answer(sent, time.monotonic(), 0)
+        job_id = answer.json().get("id", "") if answer.status_code == 202 else ""
+        return Answer(sent, time.monotonic(), answer.status_code, job_id)
+
+    def accepted(self) -> list[Answer]:
+        """The answers that were 202 Accepted."""
+        return [a for a in list(self.answers) if a.status == 202]
+
+
+@pytest.fixture()
+def sentinel_setup() -> Iterator[SentinelSetup]:
+    """A started master, its replica and three sentinels, removed afterwards."""
+    setup = SentinelSetup(replicas=1)
+    try:
+        try:
+            setup.start()
+        except SentinelUnsupported as error:
+            pytest.skip(f"redis-server has no sentinel mode (redis-server --sentinel): {error}")
+        yield setup
+    finally:
+        setup.cleanup()
+
+
+def test_master_killed_under_submissions_loses_no_accepted_job(
+    settings: Settings,
+    sentinel_setup: SentinelSetup,
+    worker_factory: Any,
+    web_factory: Any,
+    store_factory: Any,
+) -> None:
+    """kill -9 of the master: 202 again within RECOVERY_LIMIT, every accepted job succeeds,
+    and none of them runs to success twice."""
+    setup = sentinel_setup
+    first_master = setup.master_port()
+    mine = settings.replace(
+        redis_url=f"redis://127.0.0.1:{first_master}/0",
+        redis_sentinels=setup.addresses,
+        key_prefix=f"sentinel-{uuid.uuid4().hex[:8]}",
+    )
+    workers = [worker_factory(mine, "solve,enumerate", concurrency=2) for _ in range(2)]
+    web = web_factory(mine)
+    store: JobStore = store_factory(mine)
+    stream = Stream(web.url)
+    stream.start()
+    try:
+        wait_until(lambda: len(stream.accepted()) >= 20, 30, "20 submissions accepted", 0.05)
+        dead = setup.kill_master()  # returns once the process is gone
+        killed_at = time.monotonic()
+        # The promoted replica has no replica left to confirm writes: its supervisor brings
+        # the dead server back (empty) as the new master's replica.
+        setup.revive(dead)
+        revived = time.monotonic() - killed_at
+        # 202 again for a submission sent after the kill, then a while of steady traffic.
+        wait_until(
+            lambda: any(a.sent > killed_at for a in stream.accepted()),
+            RECOVERY_LIMIT + 15,
+            "accepting submissions again",
+            0.05,
+        )
+        back = min(a.received for a in stream.accepted() if a.sent > killed_at) - killed_at
+        wait_until(
+            lambda: sum(a.sent > killed_at + back for a in stream.accepted()) >= 20,
+            30,
+            "20 more submissions accepted after the failover",
+            0.05,
+        )
+    finally:
+        stream.stop.set()
+        stream.join(15)
+    refused = [a for a in stream.answers if a.status != 202]
+    ids = list(dict.fromkeys(a.job_id for a in stream.accepted()))
+    print(
+        f"\nsentinel failover: new master and the dead one revived as its replica "
+        f"{revived:.2f} s, 202 again {back:.2f} s after kill -9; {len(stream.answers)} "
+        f"submissions, {len(ids)} accepted, {len(refused)} refused "
+        f"({sorted({a.status for a in refused})})"
+    )
+    assert setup.master_port() != first_master, setup.logs()
+    assert back <= RECOVERY_LIMIT, f"202 again only after {back:.1f} s"
+    # The kill was felt: a master that is gone for a second refuses what it cannot take.
+    assert refused and all(a.status == 503 for a in refused), [a.status for a in refused]
+    jobs = wait_done(store, ids, timeout=90)
+    assert len(jobs) == len(ids), "an accepted job is gone (lost in the failover)"
+    failed = [(j.puzzle, j.options, j.state, j.error) for j in jobs if j.state != State.SUCCEEDED]
+    assert not failed, failed
+    twice = [why for job in jobs if (why := ran_once(workers, job))]
+    assert not twice, twice
+    wrong = [why for job in jobs if job.mode is Mode.ENUMERATE and (why := mismatch(store, job))]
+    assert not wrong, wrong
+    assert any(job.mode is Mode.ENUMERATE for job in jobs)  # enumerations ran through it
+    print(f"sentinel failover: {len(jobs)} accepted jobs all succeeded, each ran once")
+
+
+def test_sentinel_workers_config_names_the_master(settings: Settings) -> None:
+    """The broker follows the sentinels by name, keeps the key prefix, REDIS_URL's database
+    and password, and times out its sockets (a frozen master must not hang a publish)."""
+    from worker.celery_app import celery_config
+
+    mine = settings.replace(
+        redis_url="redis://:secret@127.0.0.1:1/7",
+        redis_sentinels="127.0.0.1:26379, [::1]:26380",
+        redis_sentinel_password="sentinel-secret",
+    )
+    config = celery_config(mine)
+    assert config["broker_url"] == (
+        "sentinel://:secret@127.0.0.1:26379/7;sentinel://:secret@[::1]:26380/7"
+    )
+    options = config["broker_transport_options"]
+    assert options["master_name"] == "mymaster"
+    assert options["global_keyprefix"] == f"{settings.key_prefix}:broker:"
+    assert options["socket_timeout"] == mine.redis_timeout
+    assert options["sentinel_kwargs"]["password"] == "sentinel-secret"
+    assert options["sentinel_kwargs"]["socket_timeout"] > 0
+    assert "master_name" not in celery_config(settings)["broker_transport_options"]
+    assert celery_config(settings)["broker_url"] == settings.redis_url
+    for wrong in ("127.0.0.1", "127.0.0.1:port", ":26379", "h:70000"):
+        with pytest.raises(ConfigError, match="REDIS_SENTINELS"):
+            settings.replace(redis_sentinels=wrong)
+    environ = {**settings.env(), "REDIS_SENTINELS": "127.0.0.1:26379"}
+    assert Settings.from_env(environ).sentinels == [("127.0.0.1", 26379)]
+    assert mine.env()["REDIS_SENTINELS"] == mine.redis_sentinels  # what subprocesses get
