@@ -41,6 +41,7 @@ ENV_NAMES: dict[str, str] = {
     "time_slice": "ALPHAMETIC_TIME_SLICE",
     "max_stored_per_client": "ALPHAMETIC_MAX_STORED_PER_CLIENT",
     "memory_watermark": "ALPHAMETIC_MEMORY_WATERMARK",
+    "task_events": "ALPHAMETIC_TASK_EVENTS",
     "redis_sentinels": "REDIS_SENTINELS",
     "redis_sentinel_master": "REDIS_SENTINEL_MASTER",
     "redis_sentinel_password": "REDIS_SENTINEL_PASSWORD",
@@ -83,6 +84,10 @@ class Settings:
     max_stored_per_client: int = 2_000_000
     # Above this share of Redis's maxmemory, new enumerations (which store) are refused (503).
     memory_watermark: float = 0.8
+    # 1: workers send Celery task events, so Flower and `celery events` show each job's task
+    # (a failed job as a failure with its reason, a canceled one as revoked). Off by default:
+    # the job record already tells everything, and events cost a publish per task state.
+    task_events: int = 0
     # Sentinels ("host:port,host:port"): when set, every client follows the master they name
     # (REDIS_URL then gives only the database number and the master's password).
     redis_sentinels: str = ""

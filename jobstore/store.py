@@ -52,7 +52,7 @@ class JobStore:
         self.prefix = settings.key_prefix
         self.keys = Keys(settings.key_prefix)
         self.redis = connect(settings)
-        self.breaker = Breaker()
+        self.breaker = Breaker(pause=settings.redis_timeout)
         self.scripts = scripts_for(self.redis)
         self._waiters: Waiters | None = None
         self._memory = (0.0, False)  # (when last looked, above the watermark)
@@ -111,6 +111,7 @@ class JobStore:
         # and never a record without its message.
         keys = [self.keys.job(new_id), dedup, self.keys.queued, self.keys.lane(checked_mode, lane)]
         keys += [self.keys.client(client or ""), self.keys.jobs, self.keys.stats]
+        keys.append(self.keys.waiting(checked_mode, lane))
         keys += rate_keys(self.prefix, client or "", rates)
         fields = [item for pair in record.items() for item in pair]
         args = [self.settings.ttl, cap, new_id, record["created"], message]

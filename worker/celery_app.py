@@ -136,8 +136,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         # Plain JSON only: never unpickle anything that came over the wire.
         "task_serializer": "json",
         "accept_content": ["json"],
-        # Progress lives in the job record; Celery task events would only duplicate it.
-        "worker_send_task_events": False,
+        # Progress lives in the job record; task events are for Flower (ALPHAMETIC_TASK_EVENTS).
+        "worker_send_task_events": bool(settings.task_events),
         "task_send_sent_event": False,
         "task_track_started": False,
         "worker_hijack_root_logger": False,
