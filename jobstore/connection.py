@@ -51,22 +51,35 @@ class Unavailable(Exception):
 
 
 class Breaker:
-    """After a timed-out call, calls fail at once for `pause` seconds instead of waiting."""
+    """After a call timed out, calls fail at once for `pause` seconds; then one trial call
+    goes to Redis while the others keep failing fast, and its outcome closes or reopens it.
+    So a frozen Redis holds at most one server thread per process, not every one of them."""
 
     def __init__(self, pause: float = 1.0) -> None:
         self.pause = pause
         self._open_until = 0.0
+        self._trial = False
         self._lock = threading.Lock()
 
     def check(self) -> None:
-        """Raise Unavailable while open."""
-        if time.monotonic() < self._open_until:
-            raise Unavailable("the job store is unavailable (it did not answer a moment ago)")
+        """Raise Unavailable while open, or while another call is the trial."""
+        with self._lock:
+            if not self._open_until:
+                return
+            if time.monotonic() < self._open_until or self._trial:
+                raise Unavailable("the job store is unavailable (it did not answer a moment ago)")
+            self._trial = True  # this call finds out whether Redis answers again
+
+    def ok(self) -> None:
+        """Close after a call that reached Redis."""
+        if self._open_until:
+            with self._lock:
+                self._open_until, self._trial = 0.0, False
 
     def trip(self) -> None:
         """Open after a call timed out."""
         with self._lock:
-            self._open_until = time.monotonic() + self.pause
+            self._open_until, self._trial = time.monotonic() + self.pause, False
 
 
 def guarded(method: Callable[P, R]) -> Callable[P, R]:
@@ -79,11 +92,17 @@ def guarded(method: Callable[P, R]) -> Callable[P, R]:
         if isinstance(breaker, Breaker):
             breaker.check()
         try:
-            return method(*args, **kwargs)
+            result = method(*args, **kwargs)
         except UNREACHABLE as error:
-            if isinstance(breaker, Breaker) and isinstance(error, TIMEOUTS):
-                breaker.trip()
+            if isinstance(breaker, Breaker):
+                if isinstance(error, TIMEOUTS):
+                    breaker.trip()
+                else:
+                    breaker.ok()  # refused at once: Redis is away, not frozen; no waiting
             raise Unavailable(f"the job store is unavailable: {error}") from error
+        if isinstance(breaker, Breaker):
+            breaker.ok()
+        return result
 
     return wrapper
 
