@@ -28,7 +28,11 @@ def web_settings(settings: Settings) -> Settings:
     jobs these tests finished (or cancelled) already; separate queues keep both apart.
     """
     url = settings.redis_url.rsplit("/", 1)[0] + f"/{WEB_DB}"
-    return settings.replace(redis_url=url, key_prefix="alphametic-test-web")
+    # Every web test is the client 127.0.0.1: no storage budget, or one test's enumerations
+    # would leave the next ones storing nothing.
+    return settings.replace(
+        redis_url=url, key_prefix="alphametic-test-web", max_stored_per_client=0
+    )
 
 
 @pytest.fixture(scope="session")
