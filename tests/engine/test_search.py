@@ -313,7 +313,9 @@ def test_runs_over_one_puzzle_share_its_tables_and_stay_exact() -> None:
     forget_plans()
     parts = shards(puzzle, 2)
     shard = Search(puzzle, prefix=parts[0][0])
-    assert shard._plan.bounds is Search(puzzle)._plan.bounds  # built once per puzzle
+    shard_plan, whole_plan = shard._plan, Search(puzzle)._plan  # sums: the linear plan
+    assert shard_plan is not None and whole_plan is not None
+    assert shard_plan.bounds is whole_plan.bounds  # built once per puzzle
     # Runs stopped part-way (count and all mode) must leave nothing partial in the memos.
     for stop_after in (1, 2, 4):
         for mode in ("count", "all"):
