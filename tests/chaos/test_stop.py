@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import requests
 
-from jobstore import JobStore, Keys, Mode, Settings, State
+from jobstore import Job, JobStore, Keys, Mode, Settings, State
 from tests.support.chaos import wait_until
 from tests.support.processes import ROOT, WorkerProcess
 from tests.support.puzzles import all_compact, engine_list
@@ -41,10 +41,15 @@ def running_with_progress(store: JobStore, job_id: str, at_least: float) -> bool
     return job is not None and job.state is State.RUNNING and job.progress >= at_least
 
 
-def handed_back(store: JobStore, job_id: str) -> bool:
-    """Whether the job is queued again after having run (its checkpoint kept)."""
-    job = store.get(job_id)
-    return job is not None and job.state is State.QUEUED and job.progress > 0
+def under_way(
+    settings: Settings, worker_factory: Any, store_factory: Any, progress: float
+) -> tuple[JobStore, WorkerProcess, Job]:
+    """A store, an enumerate worker and MID running on it, past `progress` of its search."""
+    store = store_factory(settings)
+    worker = worker_factory(settings, "enumerate")
+    job = store.submit("enumerate", *MID)
+    wait_until(lambda: running_with_progress(store, job.id, progress), 30, "the job under way")
+    return store, worker, job
 
 
 @pytest.mark.parametrize("how", ["warm shutdown", "ctrl-c"])
@@ -57,10 +62,7 @@ def test_a_stopped_worker_hands_its_job_back_and_it_resumes(
 ) -> None:
     """The job is queued again with its progress and attempt, and finishes exactly."""
     settings = fresh_settings(shard_threshold=0)  # one whole job: its checkpoint is its own
-    store = store_factory(settings)
-    worker = worker_factory(settings, "enumerate")
-    job = store.submit("enumerate", *MID)
-    wait_until(lambda: running_with_progress(store, job.id, 0.1), 30, "the job well under way")
+    store, worker, job = under_way(settings, worker_factory, store_factory, 0.1)
     if how == "warm shutdown":
         worker.proc.send_signal(signal.SIGTERM)
     else:
@@ -87,13 +89,10 @@ def test_a_sharded_job_survives_a_stop(
 ) -> None:
     """A big enumeration is sharded; stopping its worker mid-way cancels nothing."""
     settings = fresh_settings(shard_threshold=1_000, shard_count=12)
-    store = store_factory(settings)
-    worker = worker_factory(settings, "enumerate")
-    job = store.submit("enumerate", *MID)
-    wait_until(lambda: running_with_progress(store, job.id, 0.2), 30, "the shards under way")
+    store, worker, job = under_way(settings, worker_factory, store_factory, 0.2)
     worker.proc.send_signal(signal.SIGTERM)
     worker.proc.wait(10)
-    assert store.get(job.id).state is State.RUNNING
+    assert store.get(job.id).state is State.RUNNING  # type: ignore[union-attr]
     worker_factory(settings, "enumerate")
     done = wait_job(store, job.id, timeout=60)
     assert done.state is State.SUCCEEDED, done.to_dict()
@@ -109,10 +108,7 @@ def test_kill_9_resumes_from_the_checkpoint(
 ) -> None:
     """A worker killed outright loses at most the search since its last checkpoint."""
     settings = fresh_settings(shard_threshold=0, lease_seconds=3.0)
-    store = store_factory(settings)
-    worker = worker_factory(settings, "enumerate")
-    job = store.submit("enumerate", *MID)
-    wait_until(lambda: running_with_progress(store, job.id, 0.3), 30, "the job a third done")
+    store, worker, job = under_way(settings, worker_factory, store_factory, 0.3)
     before = store.get(job.id)
     worker.kill()
     assert before is not None
