@@ -57,7 +57,8 @@ def measure(text: str, options: dict[str, object], repeat: int) -> dict[str, flo
     """Time all / count / first mode on one puzzle; return seconds and counts."""
 
     def every() -> int:
-        return sum(1 for _ in Search(parse(text, **options)).solutions())  # type: ignore[arg-type]
+        search = Search(parse(text, **options))  # type: ignore[arg-type]
+        return sum(1 for _ in search.solutions())
 
     def counted() -> int:
         return Search(parse(text, **options)).count()  # type: ignore[arg-type]
@@ -100,7 +101,7 @@ def run(repeat: int, with_naive: bool) -> None:
             f"{_ms(got['cpu']):>8} {_ms(got['count']):>8} {_ms(got['first']):>8}"
         )
         if with_naive:
-            found, seconds = naive_count(parse(text, **options))  # type: ignore[arg-type]
+            found, seconds = naive_count(parse(text, **options))
             naive_times.append(seconds)
             if found != row["count"]:
                 wrong.append(f"{text}: naive {found}, file {row['count']}")

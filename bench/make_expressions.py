@@ -167,22 +167,24 @@ def main() -> None:
     """Count every puzzle two ways and write the corpus if they agree."""
     rng = random.Random(15)
     made = generated(rng)
-    items = [("published", t, {}) for t in PUBLISHED]
+    items: list[tuple[str, str, dict[str, object]]] = []
+    items += [("published", t, {}) for t in PUBLISHED]
     items += [("generated", t, o) for t, o in made]
     items += [("unsolvable", t, o) for t, o in unsolvable(made)]
     items += [("unsolvable", t, {}) for t in NONE]
     items += [("many", t, o) for t, o in MANY]
     rows = []
-    cache: dict[str, int] = json.loads(CACHE.read_text()) if CACHE.exists() else {}
+    cache: dict[str, int | None] = json.loads(CACHE.read_text()) if CACHE.exists() else {}
     for kind, text, options in items:
         puzzle = parse(text, **options)  # type: ignore[arg-type]
         engine = count(puzzle)
+        naive: int | None
         key = json.dumps([text, options], sort_keys=True)
         if key in cache:
             naive, seconds = cache[key], 0.0
         else:
             naive, seconds = naive_count(puzzle)
-            cache[key] = naive  # type: ignore[assignment]
+            cache[key] = naive
             CACHE.parent.mkdir(parents=True, exist_ok=True)
             CACHE.write_text(json.dumps(cache))
         print(f"{kind:10} {text:45} engine {engine:7} naive {naive} ({seconds:.1f} s)", flush=True)

@@ -53,8 +53,8 @@ _BINARY: dict[type, Callable[[int, int], int]] = {
 def _closure(node: ast.expr) -> Fn:
     """Return a function of the token values computing the tree."""
     if isinstance(node, ast.Subscript):  # v[i]
-        assert isinstance(node.slice, ast.Constant)
-        i = int(node.slice.value)
+        assert isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int)
+        i = node.slice.value
         return lambda v: v[i]
     if isinstance(node, ast.UnaryOp):
         f = _closure(node.operand)
