@@ -200,7 +200,7 @@ def readoff(st: State, depth: int, step: Step, check: Check | None, nxt: Run) ->
         except NoValue:
             return
         if found is ANY:
-            every(st, places, exact, check, nxt)
+            every(st, depth, places, exact, check, nxt)
             return
         for v in found:
             if 0 <= v < top:
@@ -214,12 +214,20 @@ def readoff(st: State, depth: int, step: Step, check: Check | None, nxt: Run) ->
 
 
 def every(
-    st: State, places: list[tuple[int, int, int]], exact: Check, check: Check | None, nxt: Run
+    st: State,
+    depth: int,
+    places: list[tuple[int, int, int]],
+    exact: Check,
+    check: Check | None,
+    nxt: Run,
 ) -> None:
     """Try every digit for a word's free letters (when its equation cannot pin it down)."""
     free = sorted({s for _, s, _ in places if s >= 0 and st.val[s] < 0})
     digits = [d for d in range(st.base) if not st.used >> d & 1]
     for choice in permutations(digits, len(free)):
+        st.budget -= 1  # a node each: the check hook (and a cancel) keeps being called
+        if not st.budget:
+            st.tick(depth)
         if all(st.lo[s] <= d <= st.hi[s] for s, d in zip(free, choice, strict=True)):
             for s, d in zip(free, choice, strict=True):
                 st.set(s, d)

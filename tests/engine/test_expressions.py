@@ -152,6 +152,8 @@ CASES: list[tuple[str, dict[str, object]]] = [
     ("AB * C = D + E + F - G", {"base": 8}),
     ("A * B = CD + EF + G", {"base": 7}),
     ("A * B * C = D + E + F", {"base": 8}),
+    ("ABC * 0 = 0", {"base": 8}),
+    ("AB * (C - C) = 0; C = D + 1", {"base": 7}),
 ]
 
 # Which of the search's devices each puzzle above exercises (checked against its plan).
@@ -244,6 +246,13 @@ def test_the_hook_stops_the_search_in_both_modes() -> None:
         else:
             list(search.solutions())
         assert search.stopped and search.progress < 1.0
+
+
+def test_the_hook_stops_a_word_its_equation_cannot_pin_down() -> None:
+    # 0 * X = 0 leaves X free: its letters are tried one arrangement at a time, still ticking.
+    search = Search(parse("ABCDEFGH * 0 = 0"), check=lambda s: s.nodes > 5000, check_interval=0)
+    assert search.count() < 1_632_960 and search.stopped
+    assert count(parse("ABCDE * 0 = 0")) == 9 * 9 * 8 * 7 * 6
 
 
 def test_shards_partition_the_solutions() -> None:
