@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .schedule import ENUM, Model
+from .schedule import ENUM, LINEAR, Model
 
 __all__ = ["Check", "Run", "State"]
 
@@ -40,7 +40,10 @@ class State:
             raise ValueError(f"prefix has {len(prefix)} digits but the search tries {len(enums)}")
         for s, d in zip(enums, prefix, strict=False):
             self.lo[s], self.hi[s] = (d, d) if self.lo[s] <= d <= self.hi[s] else (1, 0)
-        self.enums = enums[len(prefix) :]  # the letters progress is measured over
+        # The letters progress is measured over: those tried, then a LINEAR tail's first ones
+        # (its letters are tried in rising digit order too, after every ENUM step).
+        tail = [s for step in model.steps if step.kind == LINEAR for s in step.slots[:2]]
+        self.enums = enums[len(prefix) :] + tail
         self.order = tuple(model.letters[s] for s in enums)
         self.count = 0
         self.out: list[tuple[int, ...]] = []
