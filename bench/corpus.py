@@ -73,12 +73,12 @@ def corpus(seed: int = 2026, size: int = 200) -> list[tuple[str, str]]:
     """Return (category, puzzle) pairs: classic, random, and 100-200-addend puzzles."""
     rng = random.Random(seed)
     out = [("classic", p) for p in CLASSIC]
-    big = []
+    big: list[tuple[str, str]] = []
     while len(big) < 20:
         p = constructed(rng, 10, rng.randint(100, 200), rng.randint(3, 8))
         if p:
             big.append(("big", p if len(big) % 2 == 0 else perturbed(rng, p)))
-    rand = []
+    rand: list[tuple[str, str]] = []
     while len(out) + len(big) + len(rand) < size:
         n = rng.randint(5, 10)
         p = constructed(rng, n, rng.randint(2, 30), rng.randint(2, 6))

@@ -4,6 +4,7 @@ expression corpus against a naive permutations solver (bench/expressions.py)."""
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import shutil
@@ -13,6 +14,7 @@ import time
 from collections.abc import Callable
 from operator import mul
 from pathlib import Path
+from typing import cast
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -94,10 +96,21 @@ def engine_row(text: str, options: dict[str, object], repeat: int) -> dict[str, 
         return Search(parse(text, **options)).count()  # type: ignore[arg-type]
 
     t_first, _ = best(first, repeat)
-    t_all, (n_all, nodes) = best(every, repeat)  # type: ignore[misc]
+    t_all, found = best(every, repeat)
+    n_all, nodes = cast(tuple[int, int], found)
     t_count, n_count = best(counted, repeat)
     assert n_all == n_count, (text, n_all, n_count)
     return {"first": t_first, "all": t_all, "count": t_count, "nodes": nodes, "sols": n_all}
+
+
+def first_solution(text: str) -> object:
+    """The engine's first solution of a puzzle (None when it has none)."""
+    return next(Search(parse(text)).solutions(), None)
+
+
+def count_all(text: str) -> int:
+    """The engine's count of a puzzle's solutions."""
+    return Search(parse(text)).count()
 
 
 def _ms(seconds: float) -> str:
@@ -108,7 +121,10 @@ def _ms(seconds: float) -> str:
 def table(repeat: int, with_naive: bool) -> None:
     """Print the per-puzzle table for the conformance suite and the hard cases."""
     suite = json.loads(CONFORMANCE.read_text())["cases"]
-    cases = [(c["description"], c["puzzle"], {}) for c in suite] + HARD
+    cases: list[tuple[str, str, dict[str, object]]] = [
+        (c["description"], c["puzzle"], {}) for c in suite
+    ]
+    cases += HARD
     head = f"{'puzzle':44} {'first ms':>9} {'all ms':>9} {'count ms':>9} {'nodes':>7} {'sols':>7}"
     print(head + (f" {'naive 1st':>10} {'naive all':>10} {'x all':>6}" if with_naive else ""))
     rows = []
@@ -253,11 +269,9 @@ def compare(repeat: int) -> None:
         ours, results = [], []
         for text in texts:
             if name == "first":
-                seconds, result = best(
-                    lambda t=text: next(Search(parse(t)).solutions(), None), repeat
-                )
+                seconds, result = best(functools.partial(first_solution, text), repeat)
             else:
-                seconds, result = best(lambda t=text: Search(parse(t)).count(), repeat)
+                seconds, result = best(functools.partial(count_all, text), repeat)
             ours.append(seconds)
             results.append(result)
         if exe is None:

@@ -16,6 +16,7 @@ import string
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -127,7 +128,7 @@ def generated(rng: random.Random) -> list[tuple[str, dict[str, object]]]:
         x, y, z = distinct(lambda: [(a := r(100, 1000)) * (b := r(10, 100)), b, a], rng, 8)
         out.append((f"{x} / {y} = {z}", {}))
     for power, low, high in ((2, 100, 1000), (3, 20, 100), (2, 1000, 3163), (2, 10000, 31623)):
-        x, y = distinct(lambda lo=low, hi=high, e=power: [a := r(lo, hi), a**e], rng, 6)
+        x, y = distinct(lambda lo=low, hi=high, e=power: [a := r(lo, hi), a**e], rng, 6)  # type: ignore[misc]
         out.append((f"{x} ^ {power} = {y}", {}))
     for _ in range(3):
         x, y, z, w, v = distinct(
@@ -135,10 +136,10 @@ def generated(rng: random.Random) -> list[tuple[str, dict[str, object]]]:
         )
         out.append((f"{x} + {y} = {z}; {z} * {w} = {v}", {}))
     for literal in (7, 13):
-        x, y = distinct(lambda k=literal: [a := r(1000, 10000), a * k], rng, 8)
+        x, y = distinct(lambda k=literal: [a := r(1000, 10000), a * k], rng, 8)  # type: ignore[misc]
         out.append((f"{x} * {literal} = {y}", {}))
     for base in (12, 16):  # few letters: the naive solver tries base! / (base - n)! orders
-        x, y, z = distinct(lambda n=base: [a := r(n, n**2), b := r(2, n), a * b], rng, 5, base)
+        x, y, z = distinct(lambda n=base: [a := r(n, n**2), b := r(2, n), a * b], rng, 5, base)  # type: ignore[misc]
         out.append((f"{x} * {y} = {z}", {"base": base}))
     x, y, z, w = distinct(
         lambda: [a := r(10, 100), b := r(10, 100), c := r(10, 100), a * b * c], rng, 8
@@ -167,7 +168,7 @@ def main() -> None:
     """Count every puzzle two ways and write the corpus if they agree."""
     rng = random.Random(15)
     made = generated(rng)
-    items: list[tuple[str, str, dict[str, object]]] = []
+    items: list[tuple[str, str, dict[str, Any]]] = []
     items += [("published", t, {}) for t in PUBLISHED]
     items += [("generated", t, o) for t, o in made]
     items += [("unsolvable", t, o) for t, o in unsolvable(made)]
@@ -176,7 +177,7 @@ def main() -> None:
     rows = []
     cache: dict[str, int | None] = json.loads(CACHE.read_text()) if CACHE.exists() else {}
     for kind, text, options in items:
-        puzzle = parse(text, **options)  # type: ignore[arg-type]
+        puzzle = parse(text, **options)
         engine = count(puzzle)
         naive: int | None
         key = json.dumps([text, options], sort_keys=True)
