@@ -52,11 +52,11 @@ def test_compose_file_matches_the_compose_specification(tmp_path: Path) -> None:
 
 
 def test_services_and_profiles(compose: dict[str, Any]) -> None:
-    """redis, web and both worker services by default; flower only under `monitoring`."""
+    """redis, web, front and both worker services by default; flower only under `monitoring`."""
     svc = services(compose)
-    assert {"redis", "web", *WORKERS, "flower"} <= set(svc)
+    assert {"redis", "web", "front", *WORKERS, "flower"} <= set(svc)
     assert svc["flower"].get("profiles") == ["monitoring"]
-    for name in ("redis", "web", *WORKERS):
+    for name in ("redis", "web", "front", *WORKERS):
         assert not svc[name].get("profiles"), name
 
 
@@ -101,11 +101,21 @@ def test_flower_never_runs_open(compose: dict[str, Any]) -> None:
     assert "FLOWER_BASIC_AUTH" in environment(flower)
 
 
-def test_web_is_the_only_default_published_port(compose: dict[str, Any]) -> None:
-    """Only web publishes a port by default; workers have no fixed name and no port (--scale)."""
+def test_the_front_is_the_only_default_published_port(compose: dict[str, Any]) -> None:
+    """Only the front publishes a port by default, with web replicas behind it; workers have no
+    fixed name and no port (--scale)."""
     svc = services(compose)
     published = {name for name, s in svc.items() if s.get("ports") and not s.get("profiles")}
-    assert published == {"web"}
+    assert published == {"front"}
+    web = svc["web"]
+    assert "container_name" not in web and str(web["deploy"]["replicas"]).startswith("${")
+    assert environment(web)["ALPHAMETIC_SECRET_KEY"].startswith("${ALPHAMETIC_SECRET_KEY:?")
+    assert environment(web)["ALPHAMETIC_PROXY_HOPS"].endswith(":-1}")  # the front is trusted
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    front = svc["front"]
+    assert front["volumes"] == ["./deploy/nginx.conf:/etc/nginx/nginx.conf:ro"]
+    assert "proxy_pass $web;" in conf and "http://web:8000" in conf
+    assert front["depends_on"]["web"]["condition"] == "service_healthy"
     for name in WORKERS:
         assert "container_name" not in svc[name], name
         assert "ports" not in svc[name], name
