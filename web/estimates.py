@@ -18,6 +18,7 @@ from flask import Flask
 import alphametic
 from jobstore import Mode, OptionsError
 from jobstore.admission import normalise
+from web.offload import offload
 
 BUDGET = 0.1  # seconds of counting one estimate may spend
 MAX_QUERY = 1000  # characters of a puzzle sent in a URL (gunicorn reads request lines of 4 KiB)
@@ -76,7 +77,8 @@ def _measure(text: str, options: str) -> tuple[float, float, bool]:
 
 def for_request(text: str, options: Mapping[str, Any], app: Flask) -> dict[str, Any]:
     """The estimate body: solutions, seconds, and whether an enumeration would hit a cap."""
-    nodes, solutions, exact = _measure(text, json.dumps(dict(options), sort_keys=True))
+    given = json.dumps(dict(options), sort_keys=True)
+    nodes, solutions, exact = offload(lambda: _measure(text, given))
     settings = app.extensions["alphametic.settings"]
     per_second = max(float(settings.shard_threshold), 1.0)
     seconds = max(nodes / per_second, solutions / SOLUTIONS_PER_SECOND)

@@ -24,6 +24,7 @@ from alphametic.explain_th import THAI
 from jobstore import Job
 from web.i18n import select_locale
 from web.jobview import job_or_none, puzzle_of
+from web.offload import offload
 from web.problems import ApiProblem
 
 bp = Blueprint("explain", __name__, url_prefix="/api")
@@ -61,7 +62,8 @@ def explanation_of(job: Job, lang: str | None = None) -> dict[str, Any]:
     """The explanation of a job's puzzle as the API answers it, in lang (else the request's)."""
     puzzle = puzzle_of(job)
     options = json.dumps(puzzle.options(), sort_keys=True)
-    return _rendered(puzzle.text, options, lang or select_locale())
+    language = lang or select_locale()
+    return offload(lambda: _rendered(puzzle.text, options, language))
 
 
 @bp.app_template_global("explanation")
