@@ -63,7 +63,15 @@ def data_paths(
                         "in": "query",
                         "required": True,
                         "schema": {"type": "string", "maxLength": estimates.MAX_QUERY},
-                        "description": "The puzzle (in the URL: at most 1,000 characters).",
+                        "description": (
+                            "The puzzle, in the language of `JobRequest.puzzle` (in the URL: "
+                            "at most 1,000 characters)."
+                        ),
+                        "examples": {
+                            "sum": {"value": "SEND + MORE = MONEY"},
+                            "product": {"value": "TWO * TWO = SQUARE"},
+                            "equations": {"value": "A + A = B; B * C = AB"},
+                        },
                     },
                     {
                         "name": "base",

@@ -7,6 +7,7 @@ from typing import Any
 import alphametic
 from alphametic.difficulty import LABELS
 from jobstore import Mode
+from web.openapi_puzzle import puzzle_schema
 
 MODES = [mode.value for mode in Mode]
 
@@ -53,11 +54,7 @@ def schemas(max_page: int) -> dict[str, Any]:
             "required": ["puzzle"],
             "additionalProperties": False,
             "properties": {
-                "puzzle": {
-                    "type": "string",
-                    "maxLength": alphametic.MAX_CHARS,
-                    "examples": ["SEND + MORE = MONEY"],
-                },
+                "puzzle": puzzle_schema(),
                 "mode": {"type": "string", "enum": MODES, "default": Mode.SOLVE.value},
                 "options": {"$ref": "#/components/schemas/Options"},
             },
