@@ -47,6 +47,11 @@ FAMOUS = [
     ("ODD + ODD = EVEN", "enumerate", 10, _l("2 solutions")),
     ("CP + IS + FUN = TRUE", "enumerate", 10, _l("72 solutions")),
     ("ABC + DEF = GHI", "enumerate", 10, _l("1,088 solutions")),
+    ("TWO * TWO = SQUARE", "enumerate", 10, _l("a product: 3 solutions")),
+    ("ABCD / EF = GH", "enumerate", 10, _l("an exact division: 52 solutions")),
+    ("NAUGHT ^ 2 = ZERO ^ 3", "solve", 10, _l("powers: one answer")),
+    ("A + A = B; B * C = AB", "enumerate", 10, _l("two equations: 3 solutions")),
+    ("TOM * 13 = DALEY", "solve", 10, _l("a number among the words: one answer")),
     ("CP + IS + FUN = TRUE", "enumerate", 16, _l("39,564 solutions")),
     ("CP + IS + FUN = TRUE", "enumerate", 24, _l("1,131,120 solutions in about 2 seconds")),
 ]
@@ -132,7 +137,8 @@ def create_job() -> Any:
     except OptionsError as exc:  # before PuzzleError: a bad option value is both
         return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
     except PuzzleError as exc:
-        return _show_form(values, {"puzzle": forms.puzzle_message(exc)}, position=exc.position)
+        caret = forms.caret(values["puzzle"], exc.position)
+        return _show_form(values, {"puzzle": forms.puzzle_message(exc)}, caret=caret)
     except TooManyJobs as exc:
         page, status = _show_form(values, {"queue": forms.queue_message(exc.cap)}, 429)
         return page, status, {"Retry-After": str(QUEUE_FULL_RETRY)}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from web.i18n import _, locale_tag
+from web.i18n import _, locale_tag, number
 
 Say = Callable[[re.Match[str]], str]
 
@@ -19,7 +19,7 @@ PATTERNS: list[tuple[re.Pattern[str], Say]] = [
     (re.compile(r"unexpected character (.+?) \(.*\)"),
      lambda m: _(
          "%(char)s cannot be used in a puzzle: write words of letters A-Z, numbers, "
-         "+ - * / ^ ( ) and =.",
+         "+ - * / ^ ( ) and =, with ; or new lines between equations.",
          char=m.group(1),
      )),
     (re.compile(r"the puzzle is empty"), lambda m: _("Type a puzzle first.")),
@@ -30,6 +30,25 @@ PATTERNS: list[tuple[re.Pattern[str], Say]] = [
      lambda m: _("An operator (+, -, *, /, ^ or =) is missing here.")),
     (re.compile(r"empty term (at the end of (the puzzle|this equation)|before .+)"),
      lambda m: _("A word or number is missing here.")),
+    (re.compile(r"expected an operator or the end, not '(.+)'"),
+     lambda m: _("An operator or the end of the equation should come here, not %(op)s.",
+                 op=m.group(1))),
+    (re.compile(r"'===' is not an operator .*"),
+     lambda m: _("=== is not an operator: write = (or ==) between the two sides.")),
+    (re.compile(r"division by the literal 0"), lambda m: _("A number cannot be divided by 0.")),
+    (re.compile(r"this power is too large .*about ([\d,]+) bits; the cap is ([\d,]+)\)"),
+     lambda m: _(
+         "This power is too large to work out: it could have about %(bits)s bits, and the "
+         "limit is %(cap)s.",
+         bits=_number(m.group(1)),
+         cap=_number(m.group(2)),
+     )),
+    (re.compile(r"digit (\w) is outside base (\d+)"),
+     lambda m: _("The digit %(digit)s does not exist in base %(base)s.",
+                 digit=m.group(1), base=m.group(2))),
+    (re.compile(r"nested more than (\d+) levels deep"),
+     lambda m: _("Brackets, minus signs and powers may be nested at most %(depth)s deep.",
+                 depth=m.group(1))),
     (re.compile(r"'\(' without a matching '\)'"), lambda m: _("This ( is never closed.")),
     (re.compile(r"'\)' without a matching '\('.*"), lambda m: _("This ) has no matching (.")),
     (re.compile(r"(\d+) distinct letters but base (\d+) has only \d+ digits"),
@@ -44,6 +63,11 @@ PATTERNS: list[tuple[re.Pattern[str], Say]] = [
     (re.compile(r"the puzzle has more than ([\d,]+) terms"),
      lambda m: _("The puzzle has more than %(cap)s words and numbers.", cap=m.group(1))),
 ]  # fmt: skip
+
+
+def _number(text: str) -> str:
+    """An English-formatted whole number ("4,096") written for the page's locale."""
+    return number(int(text.replace(",", "")))
 
 
 def say(message: str) -> str | None:

@@ -62,7 +62,7 @@ def test_form_shows_the_cap_next_to_the_form(capped: Callable[..., Flask]) -> No
     assert retry_after(refused) == 5
     page = refused.get_data(as_text=True)
     assert 'id="queue-error" role="alert"' in page and "at most 2 unfinished jobs" in page
-    assert f'value="{html.escape(PUZZLES[2])}"' in page  # the form keeps what was typed
+    assert f">\n{html.escape(PUZZLES[2])}</textarea>" in page  # the form keeps what was typed
 
 
 def test_clients_are_told_apart_as_the_rate_limiter_does(capped: Callable[..., Flask]) -> None:

@@ -38,9 +38,9 @@ def test_form_has_fields_and_famous_puzzles(client: FlaskClient) -> None:
 def test_famous_puzzle_fills_the_form(client: FlaskClient) -> None:
     page = client.get("/").get_data(as_text=True)
     links = re.findall(r'<a href="([^"]+)" class="famous-link">', page)
-    assert len(links) == 8
+    assert len(links) == 13
     filled = client.get(html.unescape(links[-1])).get_data(as_text=True)
-    assert 'value="CP + IS + FUN = TRUE"' in filled and 'value="24"' in filled
+    assert ">\nCP + IS + FUN = TRUE</textarea>" in filled and 'value="24"' in filled
     assert re.search(r'value="enumerate"[^>]*\s+checked', filled)
     assert '<button type="submit" id="submit">Find all solutions</button>' in filled
 
@@ -48,7 +48,7 @@ def test_famous_puzzle_fills_the_form(client: FlaskClient) -> None:
 def test_prefill_from_query(client: FlaskClient) -> None:
     page = client.get("/?puzzle=TO%20%2B%20GO%20%3D%20OUT&mode=enumerate&base=12&fixed=O%3D1")
     text = page.get_data(as_text=True)
-    assert 'value="TO + GO = OUT"' in text and 'value="12"' in text and 'value="O=1"' in text
+    assert ">\nTO + GO = OUT</textarea>" in text and 'value="12"' in text and 'value="O=1"' in text
     assert re.search(r'value="enumerate"[^>]*\s+checked', text)
 
 
@@ -89,7 +89,7 @@ def test_bad_puzzle_reshows_form(client: FlaskClient) -> None:
     response = submit(client, puzzle='SEND + M"ORE = MONEY', base="16")
     assert response.status_code == 422
     page = response.get_data(as_text=True)
-    assert 'value="SEND + M&#34;ORE = MONEY"' in page
+    assert ">\nSEND + M&#34;ORE = MONEY</textarea>" in page
     assert 'id="puzzle-error"' in page and "cannot be read at character 9" in page
     assert 'aria-invalid="true"' in page and 'value="16"' in page
 
