@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import alphametic
+from alphametic import grammar
 from alphametic.expr import MAX_POWER_BITS
 from alphametic.grammar import MAX_DEPTH
 
@@ -19,14 +20,10 @@ EXAMPLES = [
     "(A + B) * C = -(D - EF)",
 ]
 
-GRAMMAR = """\
-    puzzle   := equation ((';' | newline) equation)*
-    equation := side ('=' side)+                    ('==' is '=')
-    side     := ['+' | '-'] term (('+' | '-') term)*
-    term     := power (('*' | '/') factor)*          ('×' is '*', '÷' is '/')
-    factor   := ['-'] power
-    power    := atom [('^' | '**') factor]          (right-associative)
-    atom     := WORD | NUMBER | '(' side ')'"""
+# The grammar as alphametic/grammar.py's docstring gives it (its indented lines).
+GRAMMAR = "\n".join(
+    line for line in (grammar.__doc__ or "").splitlines() if line.startswith("    ")
+)
 
 
 def puzzle_description() -> str:

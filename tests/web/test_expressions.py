@@ -59,6 +59,7 @@ def test_multi_line_product_runs_and_is_drawn(
     page = job_page(client, job_store, "two × two\n  = square", mode="enumerate")
     assert '<code class="puzzle">TWO * TWO = SQUARE</code>' in page
     assert '<dd id="count">3</dd>' in page and "Finished" in page
+    assert 'aria-label="The puzzle with its digits"' in page
     lines = drawing(page)
     assert len(lines) == 2 and lines[0] == "TWO × TWO = SQUARE"
     assert re.fullmatch(r"\d{3} × \d{3} = \d{6}", lines[1]) and holds(lines[1])
@@ -115,6 +116,7 @@ def test_openapi_describes_the_grammar_and_its_examples_parse(client: FlaskClien
     field = document["components"]["schemas"]["JobRequest"]["properties"]["puzzle"]
     for words in ("term     := power", "10,000 characters", "1,000 words", "50 levels", "4,096"):
         assert words in field["description"], words
+    assert len(re.findall(r"^ +\w+ +:= ", field["description"], re.M)) == 7  # every rule
     assert field["examples"] == EXAMPLES
     for example in field["examples"]:
         alphametic.parse(example)  # a PuzzleError here fails the test
