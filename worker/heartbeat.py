@@ -71,6 +71,9 @@ def resend_lost(client: redis.Redis, settings: Settings, limit: int = 100) -> li
     now = time.time()
     keys = Keys(settings.key_prefix)
     cutoff = now - max(2.0, 2 * settings.heartbeat_interval)
+    # A message sent before Redis last started may have been popped by a reply lost in the
+    # restart: such a job is sent again, never judged purged (resend.lua).
+    started = now - int(client.info("server").get("uptime_in_seconds", 0)) + 1
     resent = []
     for job_id in client.zrangebyscore(keys.queued, "-inf", cutoff, 0, limit):
         found = message_for(client, settings, job_id)
@@ -82,6 +85,7 @@ def resend_lost(client: redis.Redis, settings: Settings, limit: int = 100) -> li
         job_keys = [keys.queued, keys.job(job_id), lane_key, keys.unacked, keys.leases]
         job_keys += [keys.stats, *keys.lanes(mode)]
         args = [job_id, repr(now), repr(cutoff), settings.ttl, message, keys.finished]
+        args.append(repr(started))
         outcome = scripts_for(client).run("resend", job_keys, args)
         if outcome == 1:
             log.warning("job %s queued but its queue is empty: message sent again", job_id)

@@ -27,5 +27,5 @@ end
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 redis.call('RPUSH', KEYS[3], ARGV[5])
 redis.call('ZADD', KEYS[4], ARGV[1], KEYS[1])
-redis.call('HSET', KEYS[1], 'message', ARGV[5])
+redis.call('HSET', KEYS[1], 'message', ARGV[5], 'queued_at', ARGV[1])
 return 1

@@ -1,19 +1,21 @@
 -- A job still queued a while after its message was sent, with every lane of its queue empty:
 -- where did its message go? Parked in kombu's unacked hash (a worker popped it, then lost its
--- connection): it is sent again now rather than after the visibility timeout. Nowhere at all,
--- on two looks a sweep apart: an operator purged the queue (`celery purge`), so the job ends
--- canceled "purged" instead of being silently sent again. (Two looks: a worker's pop and its
--- write to the unacked hash are not one step.)
+-- connection), or sent before Redis last started (a pop persisted while its reply was lost in
+-- the restart): it is sent again now rather than after the visibility timeout. Otherwise it is
+-- nowhere, on two looks a sweep apart: an operator purged the queue (`celery purge`), so the job
+-- ends canceled "purged" instead of being silently sent again. (Two looks: a worker's pop and
+-- its write to the unacked hash are not one step.)
 -- Ids no longer queued leave the set. Winning moves the score to now: one re-send per cutoff.
 -- KEYS: queued zset, job hash, the job's lane list, kombu's unacked hash, leases zset, stats
 --       hash, then every lane list of its queue.
 -- ARGV: job_id, now, cutoff (score before which the job counts as waiting long), ttl, message,
---       the finished channel.
+--       the finished channel, when Redis last started (epoch seconds).
 -- Returns 1 when the message was sent again, 2 when the job ended purged, 3 when the job is a
 -- shard whose message was purged (the caller cancels its whole job), else 0.
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not score or tonumber(score) > tonumber(ARGV[3]) then return 0 end
-local s = redis.call('HMGET', KEYS[2], 'state', 'message', 'missing_since', 'parent')
+local s = redis.call('HMGET', KEYS[2], 'state', 'message', 'missing_since', 'parent',
+  'queued_at')
 if s[1] ~= 'queued' then
   redis.call('ZREM', KEYS[1], ARGV[1])
   return 0
@@ -30,7 +32,8 @@ if s[2] then
   local tag = ok and message.properties and message.properties.delivery_tag
   parked = tag and redis.call('HEXISTS', KEYS[4], tag) == 1
 end
-if parked or not s[2] then
+local before_restart = tonumber(s[5] or '0') < tonumber(ARGV[7])
+if parked or before_restart or not s[2] then
   redis.call('HDEL', KEYS[2], 'missing_since')
   redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
   redis.call('EXPIRE', KEYS[1], ARGV[4])
