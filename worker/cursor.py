@@ -91,9 +91,18 @@ class Cursor:
     """Runs a job's pieces in order from a position, keeping its checkpoint and progress."""
 
     def __init__(
-        self, puzzle: alphametic.Puzzle, prefix: tuple[int, ...], share: float, at: Position | None
+        self,
+        puzzle: alphametic.Puzzle,
+        prefix: tuple[int, ...],
+        share: float,
+        at: Position | None,
+        small: bool = False,
     ) -> None:
-        depth = at.depth if at is not None else depth_for(puzzle, prefix, share)
+        # A job the store already found small (its lane) is one piece: no estimate needed.
+        if at is not None:
+            depth = at.depth
+        else:
+            depth = len(prefix) if small else depth_for(puzzle, prefix, share)
         self.puzzle = puzzle
         self.pieces = pieces(puzzle, prefix, depth)
         self.depth = depth

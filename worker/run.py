@@ -20,7 +20,7 @@ from jobstore import DIGITS, Job, Mode, Settings, State
 from jobstore.attempt import CANCEL, REFUSED, STOP, YIELD, Attempt
 from jobstore.connection import UNREACHABLE
 from jobstore.lanes import yielding_lanes
-from jobstore.model import TURNS
+from jobstore.model import FIRST, TURNS
 
 from .cursor import Cursor, Position
 from .stopping import stop_requested
@@ -50,7 +50,8 @@ class Run:
         attempt.lanes = attempt.names.waitings(job.mode)
         resume = Position.parse(record.get("cp", ""))
         share = job.share if job.parent else 1.0
-        self.cursor = Cursor(self.puzzle, job.prefix, share, resume)
+        small = job.lane == FIRST and not job.parent  # estimated small when it was submitted
+        self.cursor = Cursor(self.puzzle, job.prefix, share, resume, small)
         self.grid = [[0] * self.puzzle.base for _ in self.letters]
         self.sent_grid: dict[str, str] = {}
         if resume is not None:
