@@ -64,6 +64,8 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
     }
     common = {
         "404": _problem("No job with this id."),
+        # The web server itself refuses a request line over its limit, before the app sees it.
+        "414": {"description": "The request line (path and query) is too long."},
         "503": _problem("Redis cannot be reached; retry later.", retry=True),
     }
     return {
