@@ -84,7 +84,10 @@ if ARGV[8] ~= '' then
   ended(KEYS[5], KEYS[1], ARGV[8], ARGV[2])
   -- The record goes along, so whoever waits for this job need not read it back.
   local flat, record = redis.call('HGETALL', KEYS[1]), {}
-  for j = 1, #flat, 2 do record[flat[j]] = flat[j + 1] end
+  for j = 1, #flat, 2 do
+    -- Not the task message (a kilobyte no reader of an ended job needs).
+    if flat[j] ~= 'message' then record[flat[j]] = flat[j + 1] end
+  end
   redis.call('PUBLISH', ARGV[12], ARGV[7] .. '\n' .. cjson.encode(record))
 else
   redis.call('HSET', KEYS[1], 'lease', ARGV[3])
