@@ -12,6 +12,7 @@ from kombu import Exchange, Queue
 from jobstore import QUEUES, Keys, Mode, Settings
 from jobstore.settings import ConfigError
 
+from . import broker  # noqa: F401 (sentinel:// means its transport: see worker/broker.py)
 from .heartbeat import Heartbeat, PoolWatch
 from .logs import install_logging
 from .stopping import StopJobs

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import requests
+from kombu import Connection
 
 from jobstore import JobStore, Mode, Settings, State
 from jobstore.settings import ConfigError
@@ -173,6 +174,7 @@ def test_master_killed_under_submissions_loses_no_accepted_job(
 def test_sentinel_workers_config_names_the_master(settings: Settings) -> None:
     """The broker follows the sentinels by name, keeps the key prefix, REDIS_URL's database
     and password, and times out its sockets (a frozen master must not hang a publish)."""
+    from worker.broker import SentinelTransport
     from worker.celery_app import celery_config
 
     mine = settings.replace(
@@ -190,6 +192,8 @@ def test_sentinel_workers_config_names_the_master(settings: Settings) -> None:
     assert options["socket_timeout"] == mine.redis_timeout
     assert options["sentinel_kwargs"]["password"] == "sentinel-secret"
     assert options["sentinel_kwargs"]["socket_timeout"] > 0
+    # kombu picks the transport that survives closing a channel after the master died.
+    assert Connection(config["broker_url"]).get_transport_cls() is SentinelTransport
     assert "master_name" not in celery_config(settings)["broker_transport_options"]
     assert celery_config(settings)["broker_url"] == settings.redis_url
     for wrong in ("127.0.0.1", "127.0.0.1:port", ":26379", "h:70000"):
