@@ -136,10 +136,11 @@ def test_warm_shutdown_hands_the_running_job_back(
 ) -> None:
     """Case 3a: SIGTERM mid-job -> the worker hands the job back at once (attempt 1, progress
     kept) and exits; the next worker resumes it."""
-    settings = fresh_settings()
+    settings = fresh_settings(shard_threshold=0)
     worker = worker_factory(settings, "enumerate")
     store = store_factory(settings)
-    job = store.submit("enumerate", *MEDIUM)
+    # Seconds of search and storing (MEDIUM could end before the hand-back under load).
+    job = store.submit("enumerate", "A + B + C + D = E + F + G + H", {"base": 11})
     wait_until(lambda: running_with_output(store, job.id), 30, "running with output")
     worker.proc.send_signal(signal.SIGTERM)
     assert worker.proc.wait(30) == 0
