@@ -51,7 +51,11 @@ def cut_off(
 ) -> tuple[Partition, JobStore]:
     """Two hosts with one enumerate worker each; the one running JOB is cut off mid-way."""
     server = redis_factory()
-    settings = fresh_settings(shard_threshold=0, lease_seconds=LEASE, heartbeat_interval=HEARTBEAT)
+    # A 1 s Redis timeout: the cut-off worker's blocked write gives up within a second of the
+    # link coming back, while the new run still runs (its claim is what refuses the old one).
+    settings = fresh_settings(
+        shard_threshold=0, lease_seconds=LEASE, heartbeat_interval=HEARTBEAT, redis_timeout=1.0
+    )
     settings = settings.replace(redis_url=server.url)
     hosts = {name: network.add(name) for name in ("hosta", "hostb")}
     network.serve(server)
