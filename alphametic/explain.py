@@ -173,7 +173,8 @@ class _Walker:
             if result == _FAILED:
                 said = {"letter": name, "digit": value}
                 self.steps.append(Step("case_fails", said, case=label, fail=True))
-            elif result == _SOLVED:
+            elif result == _SOLVED and all(len(digits_of(m)) == 1 for m in trial.dom.values()):
+                # (Solved inside a deeper case split: that one said so, with every letter known.)
                 known = {x: digits_of(m) for x, m in trial.dom.items()}
                 params = {"facts": [[x, d] for x, d in sorted(known.items())]}
                 self.steps.append(Step("case_solved", params, known, case=label))
