@@ -101,7 +101,8 @@ def test_queued_job_cancelled_never_runs(store: JobStore, wait_job: Any) -> None
     """A job cancelled while queued behind a long one never starts its search."""
     blocker = store.submit("enumerate", *LONG)
     wait_job(store, blocker.id, lambda j: j.state is State.RUNNING, timeout=30)
-    queued = store.submit("enumerate", "ABC + DEF = GHI", {"base": 12})
+    # A big one too: a small job would go ahead of the blocker (it yields to the first lane).
+    queued = store.submit("enumerate", "A + B + C + D + E = F + G + H + I", {"base": 13})
     assert store.get(queued.id).state is State.QUEUED  # type: ignore[union-attr]
     result = store.cancel(queued.id)
     assert result is not None and result[1] is True and result[0].state is State.CANCELED
