@@ -15,7 +15,7 @@ import redis
 from .keys import Keys
 from .model import LANES, Job, Mode
 from .settings import Settings
-from .workers import count_workers
+from .workers import alive_since
 
 
 def place(client: redis.Redis, settings: Settings, job: Job, message: str) -> Job:
@@ -30,14 +30,13 @@ def place(client: redis.Redis, settings: Settings, job: Job, message: str) -> Jo
         pipe.llen(mine)
         pipe.lpos(mine, message)
         pipe.hmget(keys.stats, f"duration:{mode.value}:sum", f"duration:{mode.value}:count")
-        *ahead, length, index, (total, count) = pipe.execute()
+        pipe.zcount(keys.workers(mode.queue), alive_since(settings.heartbeat_interval), "+inf")
+        *ahead, length, index, (total, count), alive = pipe.execute()
     if index is None:
         return job  # taken by a worker a moment ago, or lost (the sweep sends it again)
     job.queue_position = sum(ahead) + int(length) - int(index)
     # Each message ahead takes a worker for a typical run, but no longer than a time slice.
     typical = float(total or 0) / int(count) if count else settings.time_slice
-    workers = max(1, count_workers(client, settings.key_prefix, settings.heartbeat_interval)
-                  .get(mode.queue, 0))  # fmt: skip
-    wait = (job.queue_position - 1) * min(typical, settings.time_slice) / workers
+    wait = (job.queue_position - 1) * min(typical, settings.time_slice) / max(1, int(alive))
     job.expected_start = time.time() + wait
     return job

@@ -18,9 +18,14 @@ from .model import QUEUES
 from .settings import Settings
 
 
+def alive_since(interval: float) -> float:
+    """The time after which a heartbeat counts as recent (three intervals and a second)."""
+    return time.time() - 3 * interval - 1
+
+
 def count_workers(client: redis.Redis, prefix: str, interval: float) -> dict[str, int]:
     """Number of workers per queue whose heartbeat is recent."""
-    since = time.time() - 3 * interval - 1
+    since = alive_since(interval)
     keys = Keys(prefix)
     with client.pipeline(transaction=False) as pipe:
         for queue in QUEUES:

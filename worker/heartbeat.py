@@ -48,7 +48,7 @@ def reap(client: redis.Redis, settings: Settings, limit: int = 50) -> list[str]:
         if found is None:
             client.zrem(keys.leases, job_id)
             continue
-        lane_key, waiting, message = found
+        _mode, lane_key, waiting, message = found
         args = [repr(now), renewed, job_id, dead, message]
         reaped = [keys.job(job_id), keys.leases, lane_key, waiting]
         if scripts_for(client).run("reap", reaped, args):
@@ -80,8 +80,7 @@ def resend_lost(client: redis.Redis, settings: Settings, limit: int = 100) -> li
         if found is None:
             client.zrem(keys.queued, job_id)
             continue
-        lane_key, _waiting, message = found
-        mode = Mode(client.hget(keys.job(job_id), "mode") or Mode.SOLVE)
+        mode, lane_key, _waiting, message = found
         job_keys = [keys.queued, keys.job(job_id), lane_key, keys.unacked, keys.leases]
         job_keys += [keys.stats, *keys.lanes(mode)]
         args = [job_id, repr(now), repr(cutoff), settings.ttl, message, keys.finished]
@@ -103,16 +102,16 @@ def resend_lost(client: redis.Redis, settings: Settings, limit: int = 100) -> li
 
 def message_for(
     client: redis.Redis, settings: Settings, job_id: str
-) -> tuple[str, str, str] | None:
-    """(lane list, its waiting set, a new task message) for sending a job again, or None when
-    it is gone."""
+) -> tuple[Mode, str, str, str] | None:
+    """(mode, lane list, its waiting set, a new task message) for sending a job again, or None
+    when it is gone."""
     keys = Keys(settings.key_prefix)
     mode, lane = client.hmget(keys.job(job_id), "mode", "lane")
     if mode is None:
         return None
     lane_no = int(lane or 0)
     message = task_message(Mode(mode), job_id, settings.ttl, lane_no)
-    return keys.lane(Mode(mode), lane_no), keys.waiting(Mode(mode), lane_no), message
+    return Mode(mode), keys.lane(Mode(mode), lane_no), keys.waiting(Mode(mode), lane_no), message
 
 
 def dead_holders(client: redis.Redis, settings: Settings, limit: int) -> list[tuple[str, str]]:

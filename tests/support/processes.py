@@ -23,6 +23,18 @@ from jobstore import Job, JobStore, Settings
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def stop_process(proc: subprocess.Popen[bytes] | None, sig: int = signal.SIGTERM) -> None:
+    """Signal a process (SIGKILL: a crash) and wait for it to exit, killing it after 10 s."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(sig)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
 def free_port() -> int:
     """A TCP port that was free a moment ago."""
     with socket.socket() as sock:
@@ -108,14 +120,7 @@ class RedisServer:
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         """Stop the server (SIGKILL for a crash) and wait for it to exit."""
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.send_signal(sig)
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
+        stop_process(self.proc, sig)
 
     def restart(self) -> None:
         """Stop then start again on the same port."""

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import redis
 
-from tests.support.processes import free_port, wait_for
+from tests.support.processes import free_port, stop_process, wait_for
 
 MASTER_NAME = "mymaster"
 DOWN_AFTER_MS = 1000  # a master that does not answer for this long is subjectively down
@@ -62,14 +62,7 @@ class Node:
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         """Signal the process (SIGKILL: a crash) and wait for it to exit."""
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.send_signal(sig)
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
+        stop_process(self.proc, sig)
 
 
 class SentinelSetup:
