@@ -90,8 +90,13 @@ def test_long_enumeration_progress_partial_results_dedup_and_cancel(
     ended = wait_job(store, job.id, timeout=5)
     assert ended.state is State.CANCELED and ended.progress >= seen[-1]
     assert ended.finished - ended.cancel_requested < 0.1, "cancel took >= 100 ms"
+    # Partial results kept: every one found, or the job's storage cap of them when a fast run
+    # found more before the cancel (then the page says it was truncated, and why).
+    cap = store.settings.max_stored_solutions
     page = store.solutions(job.id, 0, 10)
-    assert page is not None and page.total == ended.solutions_found > 0  # partial results kept
+    assert page is not None and page.total == min(ended.solutions_found, cap) > 0
+    assert page.truncated is (ended.solutions_found > cap), page
+    assert ended.truncated_reason == ("cap" if ended.solutions_found > cap else "")
     assert store.cancel(job.id)[1] is False  # type: ignore[index]
     assert store.submit("enumerate", *LONG).id != job.id  # a cancelled job is not reused
     store.cancel(store.submitted[-1])  # type: ignore[attr-defined]
