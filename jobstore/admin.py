@@ -19,7 +19,7 @@ from .model import QUEUES, Job, Mode
 from .settings import Settings
 from .shards import shard_keys
 from .store import JobStore
-from .workers import count_workers
+from .workers import alive_since, count_workers
 
 SCAN_BATCH = 200  # ids read per round trip while listing
 SCAN_LIMIT = 10_000  # ids one listing call looks at at most (a filter that rarely matches)
@@ -164,7 +164,7 @@ def running_by_holder(store: JobStore) -> dict[str, list[dict[str, Any]]]:
 
 def workers(store: JobStore) -> list[dict[str, Any]]:
     """Every worker node seen recently: its queues, last heartbeat and current jobs."""
-    since = time.time() - 3 * store.settings.heartbeat_interval - 1
+    since = alive_since(store.settings.heartbeat_interval)
     running = running_by_holder(store)
     nodes: dict[str, dict[str, Any]] = {}
     for mode in Mode:
@@ -183,7 +183,7 @@ def worker_alive(name: str, settings: Settings | None = None) -> bool:
     """Whether worker node `name` sent a heartbeat lately (the compose healthcheck asks)."""
     settings = settings or Settings.from_env()
     client = connect(settings)
-    since = time.time() - 3 * settings.heartbeat_interval - 1
+    since = alive_since(settings.heartbeat_interval)
     keys = Keys(settings.key_prefix)
     try:
         with client.pipeline(transaction=False) as pipe:

@@ -18,9 +18,15 @@ from .model import QUEUES
 from .settings import Settings
 
 
+def silent_after(interval: float) -> float:
+    """Seconds without a heartbeat after which a worker counts as gone (three intervals and a
+    second)."""
+    return 3 * interval + 1
+
+
 def alive_since(interval: float) -> float:
-    """The time after which a heartbeat counts as recent (three intervals and a second)."""
-    return time.time() - 3 * interval - 1
+    """The time after which a heartbeat counts as recent."""
+    return time.time() - silent_after(interval)
 
 
 def count_workers(client: redis.Redis, prefix: str, interval: float) -> dict[str, int]:
@@ -49,7 +55,12 @@ def beat(client: redis.Redis, settings: Settings, name: str, queues: Sequence[st
 
 
 def withdraw(client: redis.Redis, settings: Settings, name: str, queues: Sequence[str]) -> None:
-    """Take a stopping worker out of its queues' heartbeat sets."""
+    """Have a stopping worker count as gone at once: its last heartbeat is set to read as
+    silent, not removed, so the resend sweep knows a message it popped while stopping went
+    with it (resend.lua); beat() drops it later like any silent member."""
+    score = time.time() - silent_after(settings.heartbeat_interval) - 0.001
     keys = Keys(settings.key_prefix)
-    for queue in queues:
-        client.zrem(keys.workers(queue), name)
+    with client.pipeline(transaction=False) as pipe:
+        for queue in queues:
+            pipe.zadd(keys.workers(queue), {name: score}, xx=True)
+        pipe.execute()

@@ -26,7 +26,7 @@ from jobstore.connection import UNREACHABLE, connect
 from jobstore.lua import scripts_for
 from jobstore.messages import task_message
 from jobstore.shards import finish, parent_of, stop
-from jobstore.workers import beat, withdraw
+from jobstore.workers import beat, silent_after, withdraw
 
 from .holder import holder_is_dead
 
@@ -66,7 +66,9 @@ def resend_lost(client: redis.Redis, settings: Settings, limit: int = 100) -> li
     disabled a worker pops a message only to run it at once, so a job still queued two
     heartbeats after its message went out, with nothing left in its queue and its message
     parked, lost it: it is sent again (a needless re-send costs only a refused duplicate
-    delivery). A message found nowhere was purged: resend.lua ends its job canceled "purged".
+    delivery). A message found nowhere went with a worker lost since it was sent (its link was
+    cut while it waited in its pop), so it is sent again, or else it was purged: resend.lua
+    ends its job canceled "purged".
     """
     now = time.time()
     keys = Keys(settings.key_prefix)
@@ -82,9 +84,9 @@ def resend_lost(client: redis.Redis, settings: Settings, limit: int = 100) -> li
             continue
         mode, lane_key, _waiting, message = found
         job_keys = [keys.queued, keys.job(job_id), lane_key, keys.unacked, keys.leases]
-        job_keys += [keys.stats, *keys.lanes(mode)]
+        job_keys += [keys.stats, keys.workers(mode.queue), *keys.lanes(mode)]
         args = [job_id, repr(now), repr(cutoff), settings.ttl, message, keys.finished]
-        args.append(repr(started))
+        args += [repr(started), repr(silent_after(settings.heartbeat_interval))]
         outcome = scripts_for(client).run("resend", job_keys, args)
         if outcome == 1:
             log.warning("job %s queued but its queue is empty: message sent again", job_id)

@@ -2,14 +2,19 @@
 -- where did its message go? Parked in kombu's unacked hash (a worker popped it, then lost its
 -- connection), or sent before Redis last started (a pop persisted while its reply was lost in
 -- the restart): it is sent again now rather than after the visibility timeout. Otherwise it is
--- nowhere, on two looks a sweep apart: an operator purged the queue (`celery purge`), so the job
--- ends canceled "purged" instead of being silently sent again. (Two looks: a worker's pop and
--- its write to the unacked hash are not one step.)
+-- in no queue and no worker's hands. Either a worker popped it and was lost before it could
+-- park it (its link cut while it waited in its pop, so the reply went nowhere, or it died or
+-- stopped in between), or an operator purged the queue (`celery purge`). The first look marks
+-- the job missing; once it has been missing for as long as a silent worker takes to count as
+-- gone, a worker of this queue that went silent (or stopped) since the message was sent means
+-- the message went with it: sent again. Otherwise the queue was purged, and the job ends
+-- canceled "purged" instead of being silently sent again.
 -- Ids no longer queued leave the set. Winning moves the score to now: one re-send per cutoff.
 -- KEYS: queued zset, job hash, the job's lane list, kombu's unacked hash, leases zset, stats
---       hash, then every lane list of its queue.
+--       hash, the heartbeats of its queue's workers, then every lane list of its queue.
 -- ARGV: job_id, now, cutoff (score before which the job counts as waiting long), ttl, message,
---       the finished channel, when Redis last started (epoch seconds).
+--       the finished channel, when Redis last started (epoch seconds), seconds of silence
+--       after which a worker counts as gone (jobstore/workers.py).
 -- Returns 1 when the message was sent again, 2 when the job ended purged, 3 when the job is a
 -- shard whose message was purged (the caller cancels its whole job), else 0.
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -20,7 +25,7 @@ if s[1] ~= 'queued' then
   redis.call('ZREM', KEYS[1], ARGV[1])
   return 0
 end
-for i = 7, #KEYS do
+for i = 8, #KEYS do
   if redis.call('LLEN', KEYS[i]) > 0 then
     redis.call('HDEL', KEYS[2], 'missing_since')
     return 0
@@ -32,8 +37,14 @@ if s[2] then
   local tag = ok and message.properties and message.properties.delivery_tag
   parked = tag and redis.call('HEXISTS', KEYS[4], tag) == 1
 end
-local before_restart = tonumber(s[5] or '0') < tonumber(ARGV[7])
-if parked or before_restart or not s[2] then
+local now, silence = tonumber(ARGV[2]), tonumber(ARGV[8])
+local sent = tonumber(s[5] or '0')
+local before_restart = sent < tonumber(ARGV[7])
+local missing = s[3] and now - tonumber(s[3]) >= silence
+-- Workers last heard from after the message was sent (less a silence, for clocks) and silent
+-- now; a stopping worker's last beat is set to read as silent (workers.withdraw).
+local gone = missing and redis.call('ZCOUNT', KEYS[7], sent - 2 * silence, now - silence) > 0
+if parked or before_restart or gone or not s[2] then
   redis.call('HDEL', KEYS[2], 'missing_since')
   redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
   redis.call('EXPIRE', KEYS[1], ARGV[4])
@@ -45,6 +56,7 @@ if not s[3] then
   redis.call('HSET', KEYS[2], 'missing_since', ARGV[2])
   return 0
 end
+if not missing then return 0 end
 if s[4] and s[4] ~= '' then return 3 end
 redis.call('HSET', KEYS[2], 'state', 'canceled', 'cancel', ARGV[2], 'finished', ARGV[2],
   'eta', '', 'error', 'purged')

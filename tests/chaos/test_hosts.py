@@ -9,14 +9,15 @@ job's list is exactly the engine's. Skipped, saying why, without root or iproute
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from jobstore import JobStore, Settings, State
-from tests.support.hosts import Network, Partition, missing, namespace_of, partition
-from tests.support.processes import RedisServer
+from tests.support.hosts import Network, Partition, host_of, missing, namespace_of, partition
+from tests.support.processes import RedisServer, wait_job
 from tests.support.puzzles import all_compact, engine_list
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
@@ -28,6 +29,8 @@ JOB: tuple[str, dict[str, Any]] = ("A + B + C + D + E = F + G + H + I", {"base":
 LEASE, HEARTBEAT = 2.0, 0.5
 # Beyond lease + heartbeat: the new run's claim (Celery hands the re-queued message over).
 HANDOFF = 0.5
+# Quick solve jobs, distinct so none is a duplicate of another.
+SMALL = ["SEND + MORE = MONEY", "NUM + BER = PLAY", "BILL + GATES = GREAT", "ABC + DEF = GHI"]
 
 
 @pytest.fixture()
@@ -103,3 +106,39 @@ def test_a_cut_off_host_loses_its_job_to_the_other_and_its_late_writes_are_refus
     got = all_compact(store, done.id)
     assert len(got) == len(want) == done.solutions_found == 2_580_480
     assert got == want, f"stored {len(got)} ({len(set(got))} distinct), engine {len(want)}"
+
+
+def test_messages_popped_by_a_host_cut_off_while_idle_are_sent_again_not_judged_purged(
+    network: Network,
+    redis_factory: Callable[..., RedisServer],
+    fresh_settings: Callable[..., Settings],
+    worker_factory: Any,
+    store_factory: Any,
+) -> None:
+    """Jobs sent right after an idle host's link goes down all succeed on the other host.
+
+    The cut-off worker sits in a blocking pop; Redis hands it the first message sent and
+    writes the reply into a dead link, so the message is in no queue and in no worker's
+    unacknowledged set, as after a purge. Its worker went silent since, so the message is
+    sent again instead of its job being canceled "purged".
+    """
+    server = redis_factory()
+    settings = fresh_settings(lease_seconds=LEASE, heartbeat_interval=HEARTBEAT)
+    settings = settings.replace(redis_url=server.url)
+    hosts = {name: network.add(name) for name in ("hosta", "hostb")}
+    network.serve(server)
+    workers = {
+        name: worker_factory(host.settings(settings), "solve", name=f"w@{name}", wrap=host.wrap())
+        for name, host in hosts.items()
+    }
+    store = store_factory(settings)
+    time.sleep(2 * HEARTBEAT)  # both workers beat and wait in their pops
+    hosts["hosta"].cut()
+    jobs = [store.submit("solve", puzzle) for puzzle in SMALL]
+    ended = [wait_job(store, job.id, timeout=60) for job in jobs]
+    assert [(j.state, j.error) for j in ended] == [(State.SUCCEEDED, None)] * len(SMALL), [
+        j.to_dict() for j in ended
+    ]
+    assert {host_of(j.holder) for j in ended} == {"hostb"}
+    # The cut-off worker did take a message (Redis serves the longest-blocked pop first).
+    assert "queue is empty: message sent again" in workers["hostb"].log()

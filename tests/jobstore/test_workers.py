@@ -1,0 +1,35 @@
+"""The worker registry: heartbeats count a worker alive; a stopping worker reads as gone."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import redis
+
+from jobstore import Keys, Settings
+from jobstore.workers import alive_since, beat, count_workers, silent_after, withdraw
+
+
+def test_a_withdrawn_worker_is_not_counted_but_stays_on_record_as_just_gone(
+    fresh_settings: Callable[..., Settings],
+) -> None:
+    """Withdrawal keeps the name, with a last beat reading as silent since now (resend.lua)."""
+    settings = fresh_settings(heartbeat_interval=0.5)
+    client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
+    keys = Keys(settings.key_prefix)
+    beat(client, settings, "w1@a", ["solve", "enumerate"])
+    beat(client, settings, "w2@b", ["solve"])
+    counted = count_workers(client, settings.key_prefix, settings.heartbeat_interval)
+    assert (counted["solve"], counted["enumerate"]) == (2, 1)
+    before = time.time()
+    withdraw(client, settings, "w1@a", ["solve", "enumerate"])
+    withdraw(client, settings, "never-beat@c", ["solve"])  # not added by a withdrawal
+    counted = count_workers(client, settings.key_prefix, settings.heartbeat_interval)
+    assert (counted["solve"], counted["enumerate"]) == (1, 0)
+    for queue in ("solve", "enumerate"):
+        score = client.zscore(keys.workers(queue), "w1@a")
+        silence = silent_after(settings.heartbeat_interval)
+        assert score is not None and before - silence - 0.01 <= score < alive_since(0.5)
+    assert client.zscore(keys.workers("solve"), "never-beat@c") is None
+    client.close()
