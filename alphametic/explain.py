@@ -25,7 +25,7 @@ _LOOK = 6  # letters and carries with the fewest values looked ahead at before a
 # the same explanation: look ahead before splits up to the first, split no more past the second.
 LOOK_BUDGET, WORK_BUDGET = 150_000, 300_000
 SEARCH_SECONDS = 5.0  # the engine's search for the first solution stops after this
-_COUNT_SECONDS = 0.3  # counting the solutions stops after this (the count then says "more than")
+_COUNT_SECONDS = 0.3  # counting the solutions stops after this (the count then says "at least")
 
 
 @dataclass
@@ -260,4 +260,7 @@ def _ending(
     if count == 1 and complete:
         return Step("solution_unique", params, facts)
     params["count"] = count
-    return Step("solutions" if complete else "solutions_many", params, facts)
+    if complete:
+        return Step("solutions", params, facts)
+    # A count cut short is a lower bound: the solutions found so far, at least the first one.
+    return Step("solutions_many" if count > 1 else "solution_at_least_one", params, facts)

@@ -87,7 +87,8 @@ JAPANESE: dict[str, str] = {
     "どうかは、まだ分かりません。",
     "solution_unique": "解はただ一つ、{line} です。",
     "solutions": "この覆面算には解が {count} 個あります。最初の解は {line} です。",
-    "solutions_many": "この覆面算には解が {count} 個より多くあります。最初の解は {line} です。",
+    "solutions_many": "この覆面算には解が少なくとも {count} 個あります。最初の解は {line} です。",
+    "solution_at_least_one": "この覆面算には解が少なくとも1つあります。その一つは {line} です。",
     "difficulty": "難易度：{label:label}（{score}）",
     # Pieces that the format specs are built from.
     "part.is": "{name} = {value}",

@@ -88,7 +88,8 @@ ENGLISH: dict[str, str] = {
     "whether there is one is still open.",
     "solution_unique": "The solution, and the only one, is {line}.",
     "solutions": "The puzzle has {count} solutions; the first is {line}.",
-    "solutions_many": "The puzzle has more than {count} solutions; the first is {line}.",
+    "solutions_many": "The puzzle has at least {count} solutions; the first is {line}.",
+    "solution_at_least_one": "The puzzle has at least one solution: {line}.",
     "difficulty": "Difficulty: {label:label} ({score})",
     # Pieces that the format specs above are built from.
     "part.is": "{name} = {value}",

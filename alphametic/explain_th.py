@@ -80,7 +80,8 @@ THAI: dict[str, str] = {
     "search_stopped": "การค้นหาไม่พบคำตอบภายใน {seconds:g} วินาทีและหยุดไปแล้ว จึงยังไม่รู้ว่ามีคำตอบหรือไม่",
     "solution_unique": "คำตอบมีเพียงคำตอบเดียว คือ {line}",
     "solutions": "ปริศนานี้มี {count} คำตอบ คำตอบแรกคือ {line}",
-    "solutions_many": "ปริศนานี้มีมากกว่า {count} คำตอบ คำตอบแรกคือ {line}",
+    "solutions_many": "ปริศนานี้มีอย่างน้อย {count} คำตอบ คำตอบแรกคือ {line}",
+    "solution_at_least_one": "ปริศนานี้มีคำตอบอย่างน้อยหนึ่งคำตอบ คือ {line}",
     "difficulty": "ความยาก: {label:label} ({score})",
     # Pieces that the format specs are built from.
     "part.is": "{name} = {value}",
