@@ -14,6 +14,10 @@ _COLUMNS = (
     "筆算の形に書いて位ごとに考えます。{first:col}からの繰り上がりを c1、"
     "その次の位からの繰り上がりを c2、……と呼びます。"
 )
+_EXTRA = (
+    "{word} は足すどの数よりも桁が多いので、先頭の {letter} はすぐ右の位からの"
+    "繰り上がりそのもので、その繰り上がりは {high} 以下です。"
+)
 _MOD = (
     "{modulus} で割った余りに注目します。{base} を何回かけても "
     "{modulus} で割った余りは {power} なので、"
@@ -39,8 +43,9 @@ JAPANESE: dict[str, str] = {
     "columns": _COLUMNS + "繰り上がりは {high} より大きくも、{low} より小さくもなりません。",
     "columns_plain": _COLUMNS + "足す数は {terms} 個なので、繰り上がりはどれも {high} 以下です。",
     "columns_no_carry": _COLUMNS + "ただし、この式ではどの位からも繰り上がりは出ません。",
-    "extra_column": "{word} は足すどの数よりも桁が多いので、先頭の {letter} はすぐ右の位からの"
-    "繰り上がりそのもので、その繰り上がりは {high} 以下です。{letter} は 0 ではないので、"
+    "extra_column": _EXTRA + "{letter} は 0 ではないので、{facts:facts} です。",
+    "extra_column_plain": _EXTRA + "よって {facts:facts} です。",
+    "extra_column_not_zero": _EXTRA + "{letter} が 0 でないことはすでに分かっているので、"
     "{facts:facts} です。",
     "column": "{column:col}の式は {equation} です。" + _ONLY_IF,
     "column_reduced": "{column:col}の式は {equation} です。{known:and} を入れると {reduced} と"

@@ -195,7 +195,7 @@ def _column_step(
     params["facts"] = changed
     extra = _extra_column(model, before, column)
     if extra is not None:
-        return Step("extra_column", {**extra, "facts": changed}, facts)
+        return Step(_extra_key(model, before, extra["letter"]), {**extra, "facts": changed}, facts)
     if known and len(changed) == 1 and len(changed[0][1]) == 1:
         name, value = changed[0][0], changed[0][1][0]
         if short in (f"{name} = {value}", f"{value} = {name}"):
@@ -213,6 +213,16 @@ def _extra_column(model: Model, before: State, column: Column) -> dict[str, Any]
     if not words or min(carry_in) < 0 or any(len(w) > column.index for _, w in model.puzzle.left):
         return None
     return {"word": words[0], "letter": column.terms[0][0], "high": max(carry_in)}
+
+
+def _extra_key(model: Model, before: State, letter: str) -> str:
+    """Return the 'longer result' step's key: whether, and why, it says the letter is not 0."""
+    if letter in model.puzzle.nonzero_letters():
+        return "extra_column"  # the leading-zero rule, which the opening step stated
+    mask = before.dom[letter]
+    if mask & 1 or not mask & (mask - 1):
+        return "extra_column_plain"  # leading zeros allowed: it may be 0 (or is known already)
+    return "extra_column_not_zero"  # allowed, but an earlier step took 0 from the letter
 
 
 def _shift(mask: int, by: int) -> int:

@@ -19,6 +19,12 @@ from typing import Any
 
 __all__ = ["ENGLISH", "Step", "render"]
 
+# The 'longer result' step, which then says why (or whether) its letter is not 0.
+_EXTRA = (
+    "{word} is longer than every word added, so its first letter {letter} is just the carry "
+    "out of the column to its right, and that carry is at most {high}"
+)
+
 #: The English sentence of every step key (a translation supplies the same keys).
 ENGLISH: dict[str, str] = {
     "given": "You are told that {facts:facts}.",
@@ -32,9 +38,9 @@ ENGLISH: dict[str, str] = {
     "more than {high}.",
     "columns_no_carry": "Write the sum column by column; c1 is the carry out of {first:col}, "
     "c2 the carry out of the next, and so on. Here no column can carry anything.",
-    "extra_column": "{word} is longer than every word added, so its first letter {letter} is "
-    "just the carry out of the column to its right, and that carry is at most {high}. "
-    "{letter} cannot be 0, so {facts:facts}.",
+    "extra_column": _EXTRA + ". {letter} cannot be 0, so {facts:facts}.",
+    "extra_column_plain": _EXTRA + ", so {facts:facts}.",
+    "extra_column_not_zero": _EXTRA + ". {letter} is already known not to be 0, so {facts:facts}.",
     "column": "In {column:col}, {equation}. That works only if {facts:facts}.",
     "column_reduced": "In {column:col}, {equation}; with {known:and} that is "
     "{reduced}. That works only if {facts:facts}.",

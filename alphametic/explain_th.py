@@ -13,6 +13,10 @@ _COLUMNS = (
     "เขียนเป็นการบวกแบบตั้งหลัก แล้วคิดทีละหลัก ให้ c1 เป็นตัวทดจาก{first:col} c2 เป็นตัวทด"
     "จากหลักถัดไป และต่อไปเรื่อย ๆ "
 )
+_EXTRA = (
+    "{word} มีจำนวนหลักมากกว่าทุกจำนวนที่นำมาบวก ตัวแรกของมันคือ {letter} "
+    "จึงเป็นแค่ตัวทดจากหลักทางขวา และตัวทดนั้นไม่เกิน {high}"
+)
 _MOD = (
     "ลองดูเศษจากการหารด้วย {modulus} ไม่ว่า {base} จะยกกำลังเท่าไร หารด้วย {modulus} แล้ว"
     "จะเหลือเศษ {power} เสมอ ดังนั้น "
@@ -39,9 +43,9 @@ THAI: dict[str, str] = {
     "columns": _COLUMNS + "ตัวทดจะมากกว่า {high} หรือน้อยกว่า {low} ไม่ได้",
     "columns_plain": _COLUMNS + "เมื่อบวกกัน {terms} จำนวน ตัวทดแต่ละตัวจะมากกว่า {high} ไม่ได้",
     "columns_no_carry": _COLUMNS + "แต่ในโจทย์นี้ไม่มีหลักใดมีตัวทดเลย",
-    "extra_column": "{word} มีจำนวนหลักมากกว่าทุกจำนวนที่นำมาบวก ตัวแรกของมันคือ {letter} "
-    "จึงเป็นแค่ตัวทดจากหลักทางขวา และตัวทดนั้นไม่เกิน {high} เนื่องจาก {letter} เป็น 0 ไม่ได้ "
-    "จึงได้ว่า {facts:facts}",
+    "extra_column": _EXTRA + " เนื่องจาก {letter} เป็น 0 ไม่ได้ จึงได้ว่า {facts:facts}",
+    "extra_column_plain": _EXTRA + " จึงได้ว่า {facts:facts}",
+    "extra_column_not_zero": _EXTRA + " เนื่องจากรู้แล้วว่า {letter} ไม่ใช่ 0 จึงได้ว่า {facts:facts}",
     "column": "พิจารณา{column:col}: {equation}" + _ONLY_IF,
     "column_reduced": "พิจารณา{column:col}: {equation} เมื่อแทน {known:and} จะได้ {reduced}" + _ONLY_IF,
     "column_gives": "พิจารณา{column:col}: {equation} เมื่อแทน {known:and} จะได้ {reduced}",
