@@ -3,12 +3,13 @@
 Rooms: settings.py (configuration from the environment) · model.py (Mode, State, Job: a new
 field of the record or the API's status body goes here) · keys.py (every Redis key, one
 object per prefix) · lua.py + lua_scripts/ (every atomic transition: a new one is a .lua file
-there) · store.py (JobStore: submit, get, wait, page, cancel, delete) · admission.py (what a
-submission must pass) · rates.py (per-client rates) · lanes.py (priority lanes, yielding) ·
-queue.py (a queued job's place) · attempt.py (the Redis side of one run of a job) · shards.py
-(a sharded job read and ended as one) · stats.py (counters and histograms) · waiters.py (long
-polling) · workers.py (heartbeats) · messages.py (Celery task messages, built without a broker)
-· connection.py (clients, Unavailable, the breaker) · admin.py (the operator's queries).
+there) · store.py (JobStore: submit, get, wait, page, cancel, delete) · holders.py (who holds
+a shared job) · admission.py (what a submission must pass) · rates.py (per-client rates) ·
+lanes.py (priority lanes, yielding) · queue.py (a queued job's place) · attempt.py (the Redis
+side of one run of a job) · shards.py (a sharded job read and ended as one) · stats.py
+(counters and histograms) · waiters.py (long polling) · workers.py (heartbeats) · messages.py
+(Celery task messages, built without a broker) · connection.py (clients, Unavailable, the
+breaker) · admin.py (the operator's queries).
 
 It imports the engine (alphametic) and Celery's message protocol, never the worker package or
 Flask; importing it builds no Celery app.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from .admission import OptionsError, TooManyJobs
 from .connection import Unavailable
+from .holders import NotHeld
 from .keys import Keys
 from .model import (
     CHUNK,
@@ -46,6 +48,7 @@ __all__ = [
     "JobStore",
     "Keys",
     "Mode",
+    "NotHeld",
     "OptionsError",
     "Page",
     "Rate",

@@ -1,7 +1,7 @@
 """Every Lua script of the job store, and the one way to run them.
 
-Each transition of a job (create, claim, update, putback, cancel, reap, resend, delete, and the
-sharded split/release/dispatch/finish/cancel-tree) is one script in jobstore/lua_scripts/,
+Each transition of a job (create, claim, update, putback, cancel, withdraw, reap, resend, delete,
+and the sharded split/release/dispatch/finish/cancel-tree) is one script in jobstore/lua_scripts/,
 atomic inside Redis; stats.lua and rate.lua are libraries put in front of the scripts using them.
 Scripts get every key from Python (jobstore.keys.Keys) and build none; terminal states are
 final; every write by a worker names its attempt, so a stale attempt is refused. Scripts run
@@ -47,6 +47,7 @@ NAMES = (
     "putback",
     "dispatch",
     "delete",
+    "withdraw",
     "requeue",  # an operator's re-queue of a failed job (jobstore/admin.py)
 )
 

@@ -125,6 +125,7 @@ class Job:
     claims: int = 0  # runs started so far: the guard every write of a run names
     truncated_reason: str = ""  # "cap" (the job's) or "budget" (its client's)
     deleted: float | None = None  # when its stored solutions were deleted
+    clients: int = 0  # how many clients hold it (identical submissions share it; holders.py)
     # The worker's honest view of the end: it will hit its time limit at limit_at.
     limit_at: float | None = None
     # Where a queued job stands (filled in by JobStore.get, not stored).
@@ -168,6 +169,7 @@ class Job:
             claims=int(data.get("claims") or 0),
             truncated_reason=data.get("truncated_reason", "") if truncated else "",
             deleted=_float(data.get("deleted")),
+            clients=int(data.get("clients") or 0),
             limit_at=_float(data.get("limit_at")),
         )
 
@@ -216,6 +218,7 @@ class Job:
             "queue_position": self.queue_position,
             "expected_start": iso(self.expected_start),
             "deleted": iso(self.deleted),
+            "clients": self.clients,
         }
 
 

@@ -17,6 +17,7 @@ import alphametic
 from . import shards
 from .admission import TooManyJobs, fingerprint, normalise
 from .connection import UNREACHABLE, Breaker, Unavailable, connect, guarded
+from .holders import holder_field, withdraw
 from .keys import Keys
 from .lanes import lane_for
 from .lua import scripts_for
@@ -101,6 +102,8 @@ class JobStore:
             "budget_key": budget,
             "lane": str(lane),
             "queued_at": repr(now),
+            holder_field(client): "1",  # the submitter holds it (holders.py)
+            "clients": "1",
         }
         message = task_message(checked_mode, new_id, self.settings.ttl, lane)
         record["message"] = message  # where the job stands in its queue (queue.py)
@@ -114,7 +117,7 @@ class JobStore:
         keys.append(self.keys.waiting(checked_mode, lane))
         keys += rate_keys(self.prefix, client or "", rates)
         fields = [item for pair in record.items() for item in pair]
-        args = [self.settings.ttl, cap, new_id, record["created"], message]
+        args = [self.settings.ttl, cap, new_id, record["created"], message, holder_field(client)]
         args += [len(rates), *rate_args(rates)]
         # With Sentinel, run() returns only once a replica has the job (connection.replicated).
         status, detail = self.scripts.run("create", keys, [*args, *fields])
@@ -247,8 +250,17 @@ class JobStore:
         return result
 
     @guarded
-    def cancel(self, job_id: str) -> tuple[Job, bool] | None:
-        """Request cancellation; returns the job and whether this call changed anything."""
+    def cancel(self, job_id: str, client: str | None = None) -> tuple[Job, bool] | None:
+        """Request cancellation; returns the job and whether this call changed anything.
+
+        A client's cancel of a job others hold too only lets go of it (holders.py), and
+        raises NotHeld when the client does not hold it; without a client it cancels outright.
+        """
+        if client is not None:
+            outcome = withdraw(self.scripts, self.keys.job(job_id), client)
+            if outcome != "last":
+                job = self.get(job_id)
+                return (job, outcome == "withdrawn") if job is not None else None
         # Cancels every shard too when the job is sharded (shards.py).
         status, changed = shards.cancel(self.redis, self.settings, job_id)
         if status == "gone":
@@ -269,15 +281,17 @@ class JobStore:
 
     @guarded
     def delete(self, job_id: str, client: str | None = None) -> str:
-        """Remove an ended job's stored solutions and grid (only its own client's, unless
-        client is None): gone | running | forbidden | deleted."""
+        """Remove an ended job's stored solutions and grid (only a holder may, unless client
+        is None; one of several holders only lets go): gone | running | forbidden | withdrawn
+        | deleted."""
         if shards.parent_of(job_id) is not None or not job_id or len(job_id) > 64:
             return "gone"
         n = int(self.redis.hget(self.keys.job(job_id), "shards") or 0)
         keys = [self.keys.job(job_id), self.keys.solutions(job_id), self.keys.grid(job_id)]
         for kind in ("solutions", "grid"):
             keys += shards.shard_keys(self.settings, job_id, n, kind)
-        return str(self.scripts.run("delete", keys, [client or "", repr(time.time())]))
+        args = [client or "", repr(time.time()), holder_field(client)]
+        return str(self.scripts.run("delete", keys, args))
 
     @guarded
     def stats(self) -> dict[str, Any]:

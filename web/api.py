@@ -8,7 +8,7 @@ from flask import Blueprint, Response, current_app, json, jsonify, request, url_
 from werkzeug.exceptions import HTTPException
 
 from alphametic import PuzzleError
-from jobstore import Job, Mode, OptionsError, TooManyJobs
+from jobstore import Job, Mode, NotHeld, OptionsError, TooManyJobs
 from jobstore.admission import check_mode, check_options
 from web import estimates, export
 from web.bodies import check_json_depth
@@ -170,7 +170,10 @@ def cancel_job(job_id: str) -> Response:
     """Cancel the job (idempotent) and answer with its status body."""
     if request.content_type and request.mimetype != "application/json":
         _require_json()  # refuses form posts, so other sites cannot cancel jobs
-    result = store().cancel(job_id) if valid_id(job_id) else None
+    try:
+        result = store().cancel(job_id, client_id()) if valid_id(job_id) else None
+    except NotHeld:
+        _not_held(job_id, "cancel")
     if result is None:
         _missing(job_id)
     return status_response(result[0])
@@ -178,10 +181,12 @@ def cancel_job(job_id: str) -> Response:
 
 @bp.delete("/jobs/<job_id>")
 def delete_job(job_id: str) -> Response:
-    """Remove an ended job's stored solutions (only the client that submitted it may)."""
+    """Remove an ended job's stored solutions (only a client holding it may)."""
     outcome = store().delete(job_id, client_id()) if valid_id(job_id) else "gone"
-    if outcome in ("gone", "forbidden"):
-        _missing(job_id)  # another client's job is none of this one's business
+    if outcome == "gone":
+        _missing(job_id)
+    if outcome == "forbidden":
+        _not_held(job_id, "delete")
     if outcome == "running":
         raise ApiProblem(
             409, "The job has not ended: cancel it first.", slug="job-running", field="state"
@@ -262,6 +267,12 @@ def estimate() -> Response:
 def openapi() -> Response:
     """Serve the OpenAPI 3.1 document describing this API."""
     return jsonify(build_document(current_app))
+
+
+def _not_held(job_id: str, action: str) -> NoReturn:
+    """Raise the 403 problem for a client acting on a job that others submitted."""
+    detail = f"Job '{job_id}' was submitted by other clients: only they may {action} it."
+    raise ApiProblem(403, detail, slug="not-your-job", field="id")
 
 
 def _missing(job_id: str) -> NoReturn:

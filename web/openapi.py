@@ -113,13 +113,16 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
             },
             "delete": {
                 "operationId": "deleteJob",
-                "summary": "Remove an ended job's stored solutions (only its own client may).",
+                "summary": "Remove an ended job's stored solutions (only a client holding it may).",
                 "description": (
                     "The status stays until the job expires, with `deleted` set; what it stored "
-                    "no longer counts against the client's storage budget."
+                    "no longer counts against its submitter's storage budget. While other clients "
+                    "hold the job too (identical submissions share one job), a client's delete "
+                    "only lets go of it: they keep its solutions."
                 ),
                 "responses": {
-                    "200": _json("Job", "The job's status, its solutions removed."),
+                    "200": _json("Job", "The job's status, its solutions removed (or let go of)."),
+                    "403": _problem("Others submitted this job: this client may not delete it."),
                     "409": _problem("The job has not ended yet: cancel it first."),
                     **common,
                 },
@@ -196,8 +199,14 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
             "post": {
                 "operationId": "cancelJob",
                 "summary": "Cancel the job (idempotent); no body needed.",
+                "description": (
+                    "Identical submissions share one job. While other clients hold it too, a "
+                    "client's cancel only lets go of it: it runs on for them (`clients` counts "
+                    "the holders). Clients that never submitted it may not cancel it."
+                ),
                 "responses": {
                     "200": _json("Job", "The job's status after the cancel request."),
+                    "403": _problem("Others submitted this job: this client may not cancel it."),
                     "415": _problem("A body was sent that is not application/json."),
                     **common,
                 },

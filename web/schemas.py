@@ -118,6 +118,12 @@ def schemas(max_page: int) -> dict[str, Any]:
                 },
                 "expected_start": {**NULL_TIME, "description": "While queued: a rough guess."},
                 "deleted": {**NULL_TIME, "description": "When its solutions were deleted."},
+                "clients": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "How many clients hold the job: identical submissions share "
+                    "it, and a cancel or delete by one of several only lets go of it.",
+                },
                 "links": {
                     "type": "object",
                     "required": list(LINKS),

@@ -1,22 +1,31 @@
 -- Creates a job record unless an identical live or succeeded job exists, and pushes its Celery
 -- task message onto its lane's list (jobstore/messages.py builds it): the record and its
 -- message appear together or not at all, in one round trip. The request is first counted
--- against the client's rate windows (every request counts, even an identical one). The dedup
--- string and the client's set hold job keys (not ids), so no key is built here.
+-- against the client's rates (every request counts, even an identical one). The dedup
+-- string and the client's set hold job keys (not ids), so no key is built here. A job being
+-- canceled, or whose stored solutions were deleted, is not handed out again: a new one is made.
+-- Whoever submits a job holds it (a 'c:<client>' field '1', counted in 'clients'; '0' once it
+-- let go): an identical submission returning the existing job makes its client a holder too
+-- (withdraw.lua, delete.lua).
 -- KEYS: job hash, dedup string, queued zset, lane list, the client's set of unfinished jobs
 --       (checked only when the cap is above 0), jobs zset, stats hash, the lane's waiting zset,
 --       n rate window counters.
--- ARGV: ttl, client cap (0: none), job_id, created, message, n,
+-- ARGV: ttl, client cap (0: none), job_id, created, message, the client's holder field, n,
 --       amount, seconds per rate window..., field/value pairs...
 -- Returns {'limited', seconds} | {'existing', old_id} | {'full', ''} (the client is at its cap)
 -- | {'created', ''}.
-local n = tonumber(ARGV[6])
-local wait = over_rate(9, n, 7)
+local n = tonumber(ARGV[7])
+local wait = over_rate(9, n, 8)
 if wait > 0 then return {'limited', tostring(wait)} end
 local old = redis.call('GET', KEYS[2])
 if old then
-  local s = redis.call('HMGET', old, 'state', 'id')
-  if s[1] == 'queued' or s[1] == 'running' or s[1] == 'succeeded' then
+  local s = redis.call('HMGET', old, 'state', 'id', 'cancel', 'deleted')
+  local live = (s[1] == 'queued' or s[1] == 'running') and (s[3] or '') == ''
+  if live or (s[1] == 'succeeded' and (s[4] or '') == '') then
+    if redis.call('HGET', old, ARGV[6]) ~= '1' then
+      redis.call('HSET', old, ARGV[6], '1')
+      redis.call('HINCRBY', old, 'clients', 1)
+    end
     return {'existing', s[2]}
   end
 end
@@ -37,7 +46,7 @@ if tonumber(ARGV[2]) > 0 then
   redis.call('SADD', KEYS[5], KEYS[1])
   redis.call('EXPIRE', KEYS[5], ttl)
 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 7 + 2 * n))
+redis.call('HSET', KEYS[1], unpack(ARGV, 8 + 2 * n))
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('SET', KEYS[2], KEYS[1], 'EX', ttl)
 -- Watched by the sweep: a job still queued while its queue is empty lost its message.

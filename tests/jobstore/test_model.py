@@ -17,6 +17,7 @@ CONTRACT_KEYS = {
     "id", "mode", "puzzle", "options", "state", "created", "started", "finished", "attempt",
     "progress", "nodes", "solutions_found", "elapsed", "eta", "error", "solution",
     "truncated", "truncated_reason", "limit_at", "queue_position", "expected_start", "deleted",
+    "clients",
 }  # fmt: skip
 
 

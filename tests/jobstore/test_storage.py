@@ -49,9 +49,9 @@ def test_a_clients_budget_stops_storing_but_not_counting(
                                           client="c1").id)  # fmt: skip
     assert second.truncated and second.to_dict()["truncated_reason"] == "budget"
     assert stored(store, second.id) == 1_500 - 1_088 and second.solutions_found > 1_500
-    other = wait_job(store, store.submit("enumerate", "ABC + DEF = GHI", client="c2").id)
+    other = wait_job(store, store.submit("enumerate", "NUM + BER = PLAY", client="c2").id)
     assert not other.truncated  # another client has a budget of its own
-    # Deleting a job's data gives its budget back (only its own client may delete it).
+    # Deleting a job's data gives its budget back (only a client holding it may delete it).
     assert store.delete(first.id, "c2") == "forbidden"
     assert store.delete(first.id, "c1") == "deleted"
     assert stored(store, first.id) == 0 and store.get(first.id).deleted  # type: ignore[union-attr]

@@ -1,0 +1,32 @@
+"""Who holds a job: identical submissions share one job, and each submitter holds it.
+
+A job's record has a `c:<client>` field per client that submitted it ('1' while it holds the
+job, '0' once it let go) and the number of holders in `clients` (set by create.lua). A
+client's cancel or delete of a shared job only lets go of it while others still hold it
+(withdraw.lua, delete.lua); a client that never submitted it may neither cancel nor delete it.
+"""
+
+from __future__ import annotations
+
+from .lua import Scripts
+
+
+class NotHeld(Exception):
+    """The client does not hold this job: others submitted it."""
+
+
+def holder_field(client: str | None) -> str:
+    """The record's field naming this client as a holder ('' for an anonymous submitter)."""
+    return f"c:{client or ''}"
+
+
+def withdraw(scripts: Scripts, job_key: str, client: str) -> str:
+    """Let the client go of the job: gone | ended | withdrawn | let go (before) | last (the
+    caller cancels it).
+
+    Raises NotHeld when the client does not hold it.
+    """
+    outcome = str(scripts.run("withdraw", [job_key], [holder_field(client)]))
+    if outcome == "forbidden":
+        raise NotHeld(job_key)
+    return outcome
