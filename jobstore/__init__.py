@@ -17,7 +17,7 @@ Flask; importing it builds no Celery app.
 
 from __future__ import annotations
 
-from .admission import OptionsError, TooManyJobs
+from .admission import OptionsError, StorageFull, TooManyJobs
 from .connection import Unavailable
 from .holders import NotHeld
 from .keys import Keys
@@ -35,7 +35,7 @@ from .model import (
 )
 from .rates import Rate, RateLimited
 from .settings import ConfigError, Settings
-from .store import JobStore, StorageFull
+from .store import JobStore
 
 __all__ = [
     "CHUNK",

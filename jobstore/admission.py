@@ -1,6 +1,7 @@
 """What a submission must pass before it is queued: its mode, options and puzzle checked, its
-fingerprint for deduplication, and the error of the per-client cap (JobStore.submit uses them;
-the API checks a request's options with check_options before it gets that far).
+fingerprint for deduplication, and the errors of the per-client cap and of a nearly full Redis
+(JobStore.submit uses them; the API checks a request's options with check_options before it
+gets that far).
 """
 
 from __future__ import annotations
@@ -160,3 +161,18 @@ def fingerprint(mode: Mode, puzzle: Any) -> str:
     """Hash of normalised puzzle text, options and mode: equal for identical submissions."""
     payload = json.dumps([mode.value, puzzle.text, puzzle.options()], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
+
+
+STORAGE_RETRY = 60  # seconds a client refused for lack of memory is told to wait
+
+
+class StorageFull(Exception):
+    """Redis is above its memory watermark: no new job that stores solutions for now."""
+
+    def __init__(self, retry_after: int) -> None:
+        """Keep the seconds to wait for the error answer."""
+        super().__init__(
+            "The job store is nearly full; new enumerations are refused for now. "
+            "Count the solutions instead, or retry later."
+        )
+        self.retry_after = retry_after

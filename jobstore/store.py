@@ -15,7 +15,7 @@ from typing import Any
 import alphametic
 
 from . import shards
-from .admission import TooManyJobs, fingerprint, normalise
+from .admission import STORAGE_RETRY, StorageFull, TooManyJobs, fingerprint, normalise
 from .connection import UNREACHABLE, Breaker, Unavailable, connect, guarded
 from .holders import holder_field, withdraw
 from .keys import Keys
@@ -29,20 +29,6 @@ from .settings import Settings
 from .stats import snapshot
 from .waiters import RECHECK, Waiters
 from .workers import count_workers
-
-STORAGE_RETRY = 60  # seconds a client refused for lack of memory is told to wait
-
-
-class StorageFull(Exception):
-    """Redis is above its memory watermark: no new job that stores solutions for now."""
-
-    def __init__(self, retry_after: int) -> None:
-        """Keep the seconds to wait for the error answer."""
-        super().__init__(
-            "The job store is nearly full; new enumerations are refused for now. "
-            "Count the solutions instead, or retry later."
-        )
-        self.retry_after = retry_after
 
 
 class JobStore:
