@@ -11,7 +11,7 @@ from alphametic import PuzzleError
 from jobstore import Job, Mode, NotHeld, OptionsError, TooManyJobs
 from jobstore.admission import check_mode, check_options
 from web import estimates, export
-from web.bodies import check_json_depth
+from web.bodies import check_json_depth, whole_number
 from web.jobview import (
     QUEUE_FULL_RETRY,
     client_id,
@@ -109,10 +109,9 @@ def _int_arg(name: str, default: int, low: int, high: int) -> int:
     raw = request.args.get(name)
     if raw is None:
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise _invalid(f"'{name}' must be an integer.", name) from None
+    value = whole_number(raw)  # ASCII digits: int() would read '1_0' and '١٠' as 10
+    if value is None:
+        raise _invalid(f"'{name}' must be an integer written in the digits 0-9.", name)
     if not low <= value <= high:
         raise _invalid(f"'{name}' must be between {low} and {high} (got {value}).", name)
     return value
@@ -253,12 +252,11 @@ def estimate() -> Response:
     try:
         options = check_options(estimates.options_from_query(args))
         found = estimates.for_request(str(args.get("puzzle", "")), options, current_app)
-    except OptionsError as exc:
+    except OptionsError as exc:  # before PuzzleError: a bad option value is both
         raise _option_problem(exc) from exc
-    except ValueError as exc:  # a number that does not parse, or an engine PuzzleError
-        position = getattr(exc, "position", None)
+    except PuzzleError as exc:
         raise ApiProblem(
-            422, str(exc), slug="puzzle-error", field="puzzle", position=position
+            422, str(exc), slug="puzzle-error", field="puzzle", position=exc.position
         ) from exc
     return jsonify(found)
 

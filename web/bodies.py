@@ -9,6 +9,7 @@ gunicorn's gevent worker drains before the next request within its keep-alive de
 closes. The wall-clock deadline needs that worker (scripts/webserver.py); under threads only
 IO_SECONDS bounds each read.
 check_json_depth keeps a nested body away from the JSON parser's recursion (422, not 500).
+whole_number reads a number typed into a query or a form: ASCII digits only.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ PIECE = 64 * 1024  # bytes asked of the server's input stream at a time
 
 _STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKETS = re.compile(rb"[\[\]{}]")
+_WHOLE = re.compile(r"-?[0-9]+")
 
 WSGIApp = Any  # a WSGI callable (Werkzeug's own types are not part of its API)
 
@@ -158,6 +160,19 @@ def _too_slow(seconds: float) -> str:
 def init_bodies(app: Flask) -> None:
     """Put the BodyGuard in front of the app (outermost, so no view waits on a socket)."""
     app.wsgi_app = BodyGuard(app.wsgi_app, app.config)  # type: ignore[method-assign, assignment]
+
+
+def whole_number(text: str) -> int | None:
+    """The integer written in ASCII digits (with an optional minus), or None for anything else."""
+    # int() also reads '1_0', Arabic-Indic or fullwidth digits and thousands of digits (then
+    # fails): none of that is a number a client means here.
+    written = text.strip()
+    if not _WHOLE.fullmatch(written):
+        return None
+    try:
+        return int(written)
+    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+        return None
 
 
 def json_depth(raw: bytes) -> int:

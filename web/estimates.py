@@ -17,7 +17,8 @@ from flask import Flask
 
 import alphametic
 from jobstore import Mode, OptionsError
-from jobstore.admission import normalise
+from jobstore.admission import OptionValueError, normalise
+from web.bodies import whole_number
 from web.offload import offload
 
 BUDGET = 0.1  # seconds of counting one estimate may spend
@@ -33,24 +34,37 @@ def parse_fixed(text: str) -> dict[str, int]:
     """Read fixed digits typed as "E=5, M=1" (or "E5 M1"); OptionsError on anything else."""
     fixed: dict[str, int] = {}
     for part in text.replace(",", " ").replace(";", " ").split():
-        letter, _, digit = part.partition("=") if "=" in part else (part[:1], "", part[1:])
+        letter, _, written = part.partition("=") if "=" in part else (part[:1], "", part[1:])
         letter = letter.strip().upper()
+        # Decimal ASCII digits only, like the JSON API's integers ('²'.isdigit() holds, but
+        # int('²') raises; int() reads '٥' and '1_0').
+        digit = whole_number(written)
         if len(letter) != 1 or not letter.isascii() or not letter.isalpha():
             raise OptionsError(f"cannot read fixed digit {part!r}: write E=5", "options.fixed")
-        if not digit.strip().isdigit():
+        if digit is None or digit < 0:
             raise OptionsError(f"cannot read fixed digit {part!r}: write E=5", "options.fixed")
-        fixed[letter] = int(digit)
+        if fixed.get(letter, digit) != digit:
+            raise _twice(letter, fixed[letter], digit)
+        fixed[letter] = digit
     return fixed
+
+
+def _twice(letter: str, first: int, second: int) -> OptionValueError:
+    """The error of a letter given two digits, as the engine words it for the JSON API."""
+    # A JSON object cannot repeat a key, so the API meets this only as {"A": 1, "a": 2}, where
+    # the engine refuses it; typed text would otherwise keep the last digit without a word.
+    detail = f"letter {letter} is fixed twice, to {first} and {second}"
+    return OptionValueError(detail, "options.fixed", "conflict")
 
 
 def options_from_query(args: Mapping[str, str]) -> dict[str, Any]:
     """The options of an estimate request, read from its query string."""
     options: dict[str, Any] = {}
     if args.get("base"):
-        try:
-            options["base"] = int(args["base"])
-        except ValueError:
-            raise OptionsError("'base' must be an integer from 2 to 36.", "options.base") from None
+        base = whole_number(args["base"])
+        if base is None:
+            raise OptionsError("'base' must be an integer from 2 to 36.", "options.base")
+        options["base"] = base
     if args.get("leading_zeros"):
         options["leading_zeros"] = args["leading_zeros"]
     if args.get("fixed"):

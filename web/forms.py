@@ -10,6 +10,7 @@ from alphametic import PuzzleError
 from jobstore import Mode, OptionsError
 from jobstore.admission import OptionValueError
 from web import puzzle_errors
+from web.bodies import whole_number
 from web.estimates import parse_fixed
 from web.i18n import _, _l
 
@@ -51,10 +52,9 @@ def form_values(source: MultiDict[str, str] | Any) -> dict[str, str]:
 
 def form_options(values: dict[str, str]) -> dict[str, Any]:
     """The job options the form's fields make (OptionsError naming the field if one is bad)."""
-    try:
-        base = int(values["base"])
-    except ValueError:
-        raise OptionValueError("bad base", "options.base", "base") from None
+    base = whole_number(values["base"])
+    if base is None:
+        raise OptionValueError("bad base", "options.base", "base")
     options: dict[str, Any] = {"base": base, "leading_zeros": values["leading_zeros"]}
     if values["fixed"].strip():
         options["fixed"] = parse_fixed(values["fixed"])

@@ -78,3 +78,71 @@ def test_form_fixed_digits_are_used(client: FlaskClient, web_workers: Any) -> No
     assert response.status_code == 303
     job_page = client.get(response.headers["Location"]).get_data(as_text=True)
     assert "known digits: M=1, O=0" in job_page
+
+
+def fixed_error(response: Any) -> str:
+    """The message shown under the form's "fixed" field ('' when there is none)."""
+    page = response.get_data(as_text=True)
+    found = re.search(r'<p class="error" id="fixed-error" role="alert">(.*?)</p>', page, re.S)
+    return found.group(1) if found else ""
+
+
+# Digits to Python but not to the JSON API: '²'.isdigit() holds but int('²') raises; int()
+# reads the Arabic-Indic and the fullwidth five, and '1_0' as 10.
+NOT_ASCII = ["E=²", "E=٥", "E=５", "E=1_0", "E²"]
+
+
+@pytest.mark.parametrize("fixed", NOT_ASCII)
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("en", "letter=digit pairs"), ("ja", "「文字=数字」"), ("th", "ตัวอักษร=ตัวเลข")],
+)
+def test_form_refuses_digits_that_are_not_ascii(
+    client: FlaskClient, fixed: str, lang: str, words: str
+) -> None:
+    client.get(f"/?lang={lang}")
+    response = submit_form(client, puzzle="SEND+MORE=MONEY", fixed=fixed)
+    assert response.status_code == 422
+    assert words in fixed_error(response)
+    assert 'id="puzzle-error"' not in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("fixed", NOT_ASCII)
+def test_estimate_refuses_digits_that_are_not_ascii_as_the_api_does(
+    client: FlaskClient, fixed: str
+) -> None:
+    query = {"puzzle": "SEND+MORE=MONEY", "fixed": fixed}
+    problem = assert_problem(client.get("/api/estimate", query_string=query), 422)
+    body = {"puzzle": "SEND+MORE=MONEY", "options": {"fixed": {"E": fixed.lstrip("E=")}}}
+    api = assert_problem(post_job(client, body), 422)
+    assert problem["field"] == api["field"] == "options.fixed"
+    assert problem["type"] == api["type"] == "/api/problems/invalid-request"
+    assert "int()" not in problem["detail"]
+
+
+def test_a_letter_fixed_twice_is_refused_as_the_api_does(client: FlaskClient) -> None:
+    body = {"puzzle": "SEND + MORE = MONEY", "options": {"fixed": {"E": 5, "e": 6}}}
+    api = assert_problem(post_job(client, body), 422)
+    query = {"puzzle": "SEND + MORE = MONEY", "fixed": "E=5, E=6"}
+    estimate = assert_problem(client.get("/api/estimate", query_string=query), 422)
+    assert estimate["field"] == api["field"] == "options.fixed"
+    assert estimate["detail"] == api["detail"] == "letter E is fixed twice, to 5 and 6"
+    response = submit_form(client, puzzle="SEND + MORE = MONEY", fixed="A=1, A=2")
+    assert response.status_code == 422
+    assert "letter A is fixed twice, to 1 and 2" in fixed_error(response)
+
+
+def test_a_letter_given_the_same_digit_twice_is_fine(client: FlaskClient, web_workers: Any) -> None:
+    response = submit_form(client, puzzle="SEND + MORE = MONEY", fixed="M=1, m=1")
+    assert response.status_code == 303
+    page = client.get(response.headers["Location"]).get_data(as_text=True)
+    assert "known digits: M=1" in page
+
+
+def test_base_is_read_in_ascii_digits_only(client: FlaskClient) -> None:
+    for base in ("1_0", "١٠", "１０"):
+        response = submit_form(client, puzzle="SEND + MORE = MONEY", base=base)
+        assert response.status_code == 422 and 'id="base-error"' in response.get_data(as_text=True)
+        query = {"puzzle": "SEND + MORE = MONEY", "base": base}
+        problem = assert_problem(client.get("/api/estimate", query_string=query), 422)
+        assert problem["field"] == "options.base"
