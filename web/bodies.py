@@ -8,7 +8,8 @@ IO_SECONDS (a client that never reads its answer is dropped). What is left of a 
 gunicorn's gevent worker drains before the next request within its keep-alive deadline, then
 closes. The wall-clock deadline needs that worker (scripts/webserver.py); under threads only
 IO_SECONDS bounds each read.
-check_json_depth keeps a nested body away from the JSON parser's recursion (422, not 500).
+check_json_depth keeps a nested body away from the JSON parser's recursion (422, not 500), and
+the app's JSON provider (GuardedJSON) says which field holds an integer too long to convert.
 whole_number reads a number typed into a query or a form: ASCII digits only.
 """
 
@@ -24,6 +25,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from flask import Flask
+from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException, RequestTimeout
 
 from web.problems import ApiProblem
@@ -160,6 +162,7 @@ def _too_slow(seconds: float) -> str:
 def init_bodies(app: Flask) -> None:
     """Put the BodyGuard in front of the app (outermost, so no view waits on a socket)."""
     app.wsgi_app = BodyGuard(app.wsgi_app, app.config)  # type: ignore[method-assign, assignment]
+    app.json = GuardedJSON(app)
 
 
 def whole_number(text: str) -> int | None:
@@ -173,6 +176,59 @@ def whole_number(text: str) -> int | None:
         return int(written)
     except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
         return None
+
+
+class _TooLong:
+    """Stands in for a JSON integer with more digits than Python converts."""
+
+    def __init__(self, digits: int) -> None:
+        """Keep how many digits it had."""
+        self.digits = digits
+
+
+def _inside(item: Any) -> Iterable[tuple[Any, Any]]:
+    """(key or index, value) of each member of a JSON object or array; nothing for the rest."""
+    if isinstance(item, dict):
+        return item.items()
+    return enumerate(item) if isinstance(item, list) else ()
+
+
+def _too_long(value: Any) -> ApiProblem:
+    """The 422 problem naming where ("options.base") a body holds a too-long integer."""
+    stack: list[tuple[str, Any]] = [("", value)]  # a loop: the body may nest a thousand deep
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, _TooLong):
+            field = path or "body"
+            detail = f"'{field}' is a number of {item.digits} digits, far too long to be valid."
+            return ApiProblem(422, detail, slug="invalid-request", field=field)
+        stack.extend((f"{path}.{key}" if path else str(key), inner) for key, inner in _inside(item))
+    raise AssertionError("no too-long integer in the body")
+
+
+class GuardedJSON(DefaultJSONProvider):
+    """Flask's JSON, except that an integer too long to convert is a 422 naming its field."""
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        """Parse JSON; an integer past Python's digit limit raises the 422 problem instead."""
+        if "parse_int" in kwargs:
+            return super().loads(s, **kwargs)
+        # int() would raise mid-parse, with a message about sys.set_int_max_str_digits and
+        # no word of where: a stand-in lets the whole body parse, then names the field.
+        longs: list[_TooLong] = []
+
+        def parse_int(text: str) -> int | _TooLong:
+            """A JSON integer, or a stand-in where int() would refuse it."""
+            limit, digits = sys.get_int_max_str_digits(), len(text.lstrip("-"))
+            if not limit or digits <= limit:
+                return int(text)
+            longs.append(_TooLong(digits))
+            return longs[-1]
+
+        value = super().loads(s, parse_int=parse_int, **kwargs)
+        if longs:
+            raise _too_long(value)
+        return value
 
 
 def json_depth(raw: bytes) -> int:

@@ -51,10 +51,18 @@ def refused() -> None:
 
 def valid_id(job_id: str) -> bool:
     """Tell whether the id looks like a uuid4 (anything else cannot name a job)."""
+    return canonical_id(job_id) is not None
+
+
+def canonical_id(job_id: str) -> str | None:
+    """The id as the store keeps it (lower case), or None when it is not a job id at all."""
+    # Ids are written in lower case, but a uuid is case-insensitive: an id typed or copied in
+    # upper case names the same job, so every lookup goes through this spelling.
     try:
-        return str(uuid.UUID(job_id)) == job_id.lower()
+        canonical = str(uuid.UUID(job_id))
     except ValueError:
-        return False
+        return None
+    return canonical if canonical == job_id.lower() else None
 
 
 def waited(job: Job, seconds: float) -> Job:
@@ -71,8 +79,9 @@ def waited(job: Job, seconds: float) -> Job:
 
 
 def job_or_none(job_id: str) -> Job | None:
-    """Return the job with this id, or None when the id is malformed or unknown."""
-    return store().get(job_id) if valid_id(job_id) else None
+    """Return the job with this id (in either case), or None when it is malformed or unknown."""
+    canonical = canonical_id(job_id)
+    return store().get(canonical) if canonical is not None else None
 
 
 @functools.lru_cache(maxsize=256)
