@@ -7,6 +7,7 @@ meets them.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -71,14 +72,14 @@ def describe(record: dict[str, str]) -> dict[str, Any]:
     return body
 
 
-def _records(store: JobStore, before: str) -> Iterator[tuple[float, dict[str, str]]]:
+def _records(store: JobStore, before: float) -> Iterator[tuple[float, dict[str, str]]]:
     """(creation time, record) of stored jobs created at or before `before`, newest first.
 
     Scores, not ranks, are the cursor: new jobs arriving between two pages shift ranks but not
     scores. Ids whose record expired are pruned on the way.
     """
     key = jobs_key(store.keys)
-    top, seen = before, 0
+    top, seen = (repr(before) if math.isfinite(before) else "+inf"), 0
     while seen < SCAN_LIMIT:
         rows = store.redis.zrevrangebyscore(key, top, "-inf", 0, SCAN_BATCH, withscores=True)
         if not rows:
@@ -99,11 +100,11 @@ def _records(store: JobStore, before: str) -> Iterator[tuple[float, dict[str, st
             return
 
 
-def list_jobs(store: JobStore, where: Filter, cursor: str = "+inf", limit: int = 50) -> Listing:
+def list_jobs(store: JobStore, where: Filter, cursor: float = math.inf, limit: int = 50) -> Listing:
     """Up to `limit` jobs matching `where`, newest first, created at or before `cursor`."""
     items: list[dict[str, Any]] = []
     following: str | None = None
-    for score, record in _records(store, cursor or "+inf"):
+    for score, record in _records(store, cursor):
         if record.get("parent") or not where.matches(record):
             continue
         if len(items) == limit:

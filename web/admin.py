@@ -12,13 +12,17 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import math
+import re
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, g, jsonify, request, session
 
 from jobstore import UNFINISHED, Mode, State
 from jobstore.admin import Filter, list_jobs, queues, requeue, workers
-from web.jobview import store
+from web.bodies import check_json_depth, whole_number
+from web.errors import invalid
+from web.jobview import canonical_id, store
 from web.problems import problem
 
 bp = Blueprint("admin_api", __name__, url_prefix="/admin/api")
@@ -26,6 +30,9 @@ log = logging.getLogger("alphametic.admin")
 SESSION_KEY = "admin"
 MAX_LIMIT = 500
 MAX_BULK = 1000  # jobs one bulk cancel touches at most
+FILTER_FIELDS = ("state", "mode", "client")
+# A cursor is the `next` of the page before: a creation time, repr() of a float, never negative.
+CURSOR = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 
 
 def token() -> str:
@@ -90,29 +97,56 @@ def guard() -> Response | None:
     return None
 
 
-def parse_filter(args: Any) -> Filter:
+def parse_filter(args: Any, prefix: str = "") -> Filter:
     """A listing filter from query or JSON arguments; unknown states and modes are refused."""
-    where = Filter(*(str(args.get(name) or "") for name in ("state", "mode", "client")))
+    given = {name: args.get(name) for name in FILTER_FIELDS}
+    for name, value in given.items():
+        if value is not None and not isinstance(value, str):
+            # str() would turn {"client": 5} into "5", a filter that silently matches nothing.
+            raise invalid(f"{prefix}{name} must be a string.", prefix + name)
+    where = Filter(*(value or "" for value in given.values()))
     if where.state and where.state not in {s.value for s in State}:
-        abort(problem(422, f"Unknown state {where.state!r}.", field="state"))
+        raise invalid(f"Unknown state {where.state!r}.", prefix + "state")
     if where.mode and where.mode not in {m.value for m in Mode}:
-        abort(problem(422, f"Unknown mode {where.mode!r}.", field="mode"))
+        raise invalid(f"Unknown mode {where.mode!r}.", prefix + "mode")
     return where
 
 
-def page_size(raw: Any, default: int = 50) -> int:
-    """A page size between 1 and MAX_LIMIT."""
-    try:
-        return max(1, min(MAX_LIMIT, int(raw if raw not in (None, "") else default)))
-    except (TypeError, ValueError):
-        abort(problem(422, "limit must be a whole number.", field="limit"))
+def body_filter(raw: object) -> Filter:
+    """The filter of a bulk cancel's JSON body; unknown fields are refused, not ignored."""
+    if not isinstance(raw, dict):
+        raise invalid('"filter" must be an object such as {"state": "queued"}.', "filter")
+    unknown = sorted(str(name) for name in raw if name not in FILTER_FIELDS)
+    if unknown:  # a misspelt field ignored would widen the cancel to every job
+        raise invalid(f"Unknown filter field(s): {', '.join(unknown)}.", "filter")
+    return parse_filter(raw, "filter.")
+
+
+def page_size(raw: str | None, default: int = 50) -> int:
+    """A page size from 1 to MAX_LIMIT (422 naming `limit` otherwise)."""
+    if raw is None or raw == "":
+        return default
+    size = whole_number(raw)
+    if size is None or not 1 <= size <= MAX_LIMIT:
+        raise invalid(f"limit must be a whole number from 1 to {MAX_LIMIT}.", "limit")
+    return size
+
+
+def parse_cursor(raw: str | None) -> float:
+    """Where a page starts (the `next` of the page before); the newest job when absent."""
+    if raw is None or raw == "":
+        return math.inf
+    cursor = float(raw) if CURSOR.fullmatch(raw) else math.nan
+    if not math.isfinite(cursor):
+        raise invalid("cursor must be the `next` value of the page before.", "cursor")
+    return cursor
 
 
 @bp.get("/jobs")
 def jobs() -> Response:
     """Jobs newest first, filtered by state, mode and client; `next` pages on."""
     where = parse_filter(request.args)
-    cursor, limit = request.args.get("cursor", "+inf"), page_size(request.args.get("limit"))
+    cursor, limit = parse_cursor(request.args.get("cursor")), page_size(request.args.get("limit"))
     listing = list_jobs(store(), where, cursor, limit)
     return jsonify(items=listing.items, next=listing.next, total=listing.total)
 
@@ -121,7 +155,7 @@ def cancel_ids(job_ids: list[str]) -> dict[str, str]:
     """Cancel each job: id -> 'canceled' (this call changed it), 'unchanged' or 'unknown'."""
     results = {}
     for job_id in job_ids[:MAX_BULK]:
-        found = store().cancel(job_id)
+        found = store().cancel(canonical_id(job_id) or job_id)
         results[job_id] = "unknown" if found is None else ("canceled" if found[1] else "unchanged")
     audit("cancel", list(results), results)
     return results
@@ -130,14 +164,16 @@ def cancel_ids(job_ids: list[str]) -> dict[str, str]:
 @bp.post("/jobs/cancel")
 def cancel_many() -> Response:
     """Cancel the jobs named in {"ids": [...]} or matching {"filter": {state, mode, client}}."""
+    check_json_depth(request.get_data(cache=True))  # 422 before the parser's recursion limit
     body = request.get_json(silent=True) or {}
+    if not isinstance(body, dict):
+        raise invalid('Send {"ids": ["<job id>", ...]} or {"filter": {"state": ...}}.', "body")
     ids = body.get("ids")
-    if isinstance(body.get("filter"), dict):
-        where = parse_filter(body["filter"])
-        listing = list_jobs(store(), where, limit=MAX_BULK)
+    if "filter" in body:
+        listing = list_jobs(store(), body_filter(body["filter"]), limit=MAX_BULK)
         ids = [job["id"] for job in listing.items if job["state"] in UNFINISHED]
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-        return problem(422, 'Send {"ids": ["<job id>", ...]} or {"filter": {"state": ...}}.')
+        raise invalid('Send {"ids": ["<job id>", ...]} or {"filter": {"state": ...}}.', "ids")
     return jsonify(results=cancel_ids(ids))
 
 
@@ -152,7 +188,7 @@ def cancel_one(job_id: str) -> Response:
 
 def delete_job(job_id: str) -> tuple[int, str]:
     """Delete an ended job's stored solutions and grid: (HTTP status, what happened)."""
-    outcome = str(store().delete(job_id))
+    outcome = str(store().delete(canonical_id(job_id) or job_id))
     audit("delete", [job_id], outcome)
     status = {"deleted": 200, "gone": 404, "running": 409}.get(outcome, 409)
     if outcome == "running":
@@ -171,7 +207,7 @@ def delete(job_id: str) -> Response:
 
 def requeue_job(job_id: str) -> tuple[int, str]:
     """Re-queue a failed job: (HTTP status, what happened)."""
-    status, detail = requeue(store(), job_id)
+    status, detail = requeue(store(), canonical_id(job_id) or job_id)
     audit("requeue", [job_id], status)
     if status == "requeued":
         return 200, f"re-queued on {detail}"

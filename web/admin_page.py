@@ -36,6 +36,7 @@ from web.admin import (
     check,
     delete_job,
     page_size,
+    parse_cursor,
     parse_filter,
     requeue_job,
     same,
@@ -91,7 +92,7 @@ def logout() -> Redirect:
 def index() -> str:
     """Jobs (filtered, paged), queues and workers with their current jobs."""
     where = parse_filter(request.args)
-    cursor = request.args.get("cursor", "+inf")
+    cursor = parse_cursor(request.args.get("cursor"))
     listing = list_jobs(store(), where, cursor, page_size(request.args.get("limit"), 50))
     filters = {"state": where.state, "mode": where.mode, "client": where.client}
     following = None

@@ -12,7 +12,7 @@ from web.problems import TITLES, ApiProblem, problem
 
 log = logging.getLogger(__name__)
 
-JSON_PATHS = ("/api/", "/healthz", "/readyz")
+JSON_PATHS = ("/api/", "/admin/api/", "/healthz", "/readyz")
 
 
 def error_response(
@@ -25,6 +25,11 @@ def error_response(
     title = title or TITLES.get(status, "Error")
     page = render_template("error.html", status=status, title=title, detail=detail)
     return Response(page, status=status, headers=headers)
+
+
+def invalid(detail: str, field: str) -> ApiProblem:
+    """The 422 problem of a malformed request field, to raise (answered as problem+json)."""
+    return ApiProblem(422, detail, slug="invalid-request", field=field)
 
 
 def _http_error(exc: HTTPException) -> Response:
