@@ -8,8 +8,10 @@
     power    := atom [('^' | '**') factor]          (right-associative)
     atom     := WORD | NUMBER | '(' side ')'
 
-A newline ends an equation only where one could end (after an operand, outside
-parentheses, once it has its '='); elsewhere it is a space, so long sums may span lines.
+A newline ends an equation where one could end (after an operand, outside parentheses,
+once it has its '='), unless the next line starts with an operator no equation starts with
+(* / ^ =): that line goes on with it. Elsewhere it is a space, so long sums may span lines; a
+line starting with a sign (+ or -) after a complete equation begins a new one.
 """
 
 from __future__ import annotations
@@ -96,7 +98,8 @@ class _Parser:
         before = self.tokens[self.at - 1] if self.at else ("op", "", 0)
         after = self.tokens[self.at + 1]
         ends = before[0] in (WORD, NUM) or before[1] == ")"
-        opens = after[0] in (WORD, NUM) or after[1] in ("(", "\n", "")
+        # A side may start with a sign, so '+' or '-' opens the next equation.
+        opens = after[0] in (WORD, NUM) or after[1] in ("(", "+", "-", "\n", "")
         return ends and (opens or after[0] == "end")
 
     def take(self) -> Token:

@@ -25,6 +25,8 @@ LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _S = r"[ \t\r\n\f\v]*"
 _SIDE = rf"{_S}[+-]?{_S}[A-Za-z]+(?:{_S}[+-]{_S}[A-Za-z]+)*{_S}"
 _EQUATION = re.compile(rf"({_SIDE})==?({_SIDE})")
+# After the '=', a new line between a word and a sign starts another equation (grammar.py).
+_NEXT_EQUATION = re.compile(r"[A-Za-z][ \t\r\f\v]*\n[ \t\r\n\f\v]*[+-]")
 
 
 class PuzzleError(ValueError):
@@ -40,7 +42,7 @@ class PuzzleError(ValueError):
 def linear_sides(text: str) -> tuple[tuple[Term, ...], tuple[Term, ...]] | None:
     """Return both sides' terms if text is one plain sum equation (the fast path), else None."""
     match = _EQUATION.fullmatch(text)
-    if match is None:
+    if match is None or _NEXT_EQUATION.search(match.group(2)):
         return None
     left, right = _terms(match.group(1)), _terms(match.group(2))
     return (left, right) if len(left) + len(right) <= MAX_TERMS else None
