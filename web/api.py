@@ -14,13 +14,13 @@ from web import estimates, export
 from web.bodies import check_json_depth, whole_number
 from web.jobview import (
     QUEUE_FULL_RETRY,
+    canonical_id,
     client_id,
     job_or_none,
     page_items,
     refused,
     store,
     submit,
-    valid_id,
     waited,
 )
 from web.openapi import MAX_OFFSET, build_document
@@ -169,8 +169,9 @@ def cancel_job(job_id: str) -> Response:
     """Cancel the job (idempotent) and answer with its status body."""
     if request.content_type and request.mimetype != "application/json":
         _require_json()  # refuses form posts, so other sites cannot cancel jobs
+    canonical = canonical_id(job_id)
     try:
-        result = store().cancel(job_id, client_id()) if valid_id(job_id) else None
+        result = store().cancel(canonical, client_id()) if canonical else None
     except NotHeld:
         _not_held(job_id, "cancel")
     if result is None:
@@ -181,7 +182,8 @@ def cancel_job(job_id: str) -> Response:
 @bp.delete("/jobs/<job_id>")
 def delete_job(job_id: str) -> Response:
     """Remove an ended job's stored solutions (only a client holding it may)."""
-    outcome = store().delete(job_id, client_id()) if valid_id(job_id) else "gone"
+    canonical = canonical_id(job_id)
+    outcome = store().delete(canonical, client_id()) if canonical else "gone"
     if outcome == "gone":
         _missing(job_id)
     if outcome == "forbidden":

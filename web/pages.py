@@ -17,12 +17,14 @@ from flask import (
 from werkzeug.wrappers import Response
 
 from alphametic import PuzzleError
-from jobstore import Job, Mode, OptionsError, TooManyJobs
+from jobstore import Job, Mode, NotHeld, OptionsError, TooManyJobs
 from web import estimates, forms, jobtext
 from web.i18n import _, _l, duration, number
 from web.jobview import (
     QUEUE_FULL_RETRY,
     answer_of,
+    canonical_id,
+    client_id,
     grid_rows,
     job_or_none,
     pager,
@@ -30,7 +32,6 @@ from web.jobview import (
     solution_rows,
     store,
     submit,
-    valid_id,
 )
 from web.security import check_csrf
 
@@ -198,9 +199,14 @@ def _picked(job: Job, page_no: int, items: list[dict[str, int]], total: int) -> 
 @bp.post("/jobs/<job_id>/cancel")
 def cancel_job(job_id: str) -> Response:
     """Cancel a job from its page and go back to the page."""
-    if not valid_id(job_id) or store().cancel(job_id) is None:
+    canonical = canonical_id(job_id)
+    try:
+        found = store().cancel(canonical, client_id()) if canonical else None
+    except NotHeld:
+        abort(403, description=_("Other people submitted this job: only they can cancel it."))
+    if found is None:
         abort(404, description="No job with this id (it may have expired).")
-    return redirect(url_for("pages.job_page", job_id=job_id), code=303)
+    return redirect(url_for("pages.job_page", job_id=canonical), code=303)
 
 
 @bp.app_template_filter("digit")

@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 
 from jobstore import JobStore, State
 from tests.support.processes import wait_job
-from tests.support.web import assert_problem
+from tests.support.web import assert_problem, token
 
 # Unique to this file, so no other test's job is handed out instead.
 LONG = {"puzzle": "CP + IS + FUN = TRUE", "mode": "enumerate", "options": {"base": 35}}
@@ -40,7 +40,10 @@ def test_a_shared_running_job_runs_on_until_its_last_holder_cancels(
         refused = assert_problem(c.post(f"/api/jobs/{first['id']}/cancel"), 403)
         assert refused["field"] == "id" and refused["type"].endswith("/not-your-job")
         assert_problem(c.delete(f"/api/jobs/{first['id']}"), 403)
-        ended = a.post(f"/api/jobs/{first['id']}/cancel")
+        page = c.post(f"/jobs/{first['id']}/cancel?lang=ja", data={"csrf_token": token(c)})
+        assert page.status_code == 403 and "取り消せるのは送信した人だけ" in page.text
+        assert b.get(f"/api/jobs/{first['id']}").get_json()["state"] in ("queued", "running")
+        ended = a.post(f"/api/jobs/{first['id'].upper()}/cancel")  # an id in upper case
         assert ended.status_code == 200
         done = wait_job(job_store, first["id"])
         assert done.state is State.CANCELED
