@@ -86,7 +86,7 @@ def test_a_count_cut_short_is_a_lower_bound(count: int, english: str) -> None:
 @pytest.mark.parametrize(
     ("text", "key"),
     [
-        ("ABC + DEF = GHI", "solutions_many"),
+        ("A + B + C + D + E = F + G + H + I", "solutions_many"),  # 141,120: a second or so
         ("NORTH * WEST = EAST * SOUTH", "solution_at_least_one"),
     ],
 )
