@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
+import math
 import sys
 import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .cli_batch import open_batch, run_batch
-from .cli_console import Console, ProgressBar, catch_interrupt
+from .cli_console import Console, OutputError, ProgressBar, catch_interrupt, emit, silence_stdout
 from .explain import SEARCH_SECONDS, explain
 from .puzzle import LeadingZeros, Puzzle, PuzzleError, parse
 from .render import render_line, render_sum
@@ -19,13 +19,21 @@ from .search import Search, as_dict
 
 __all__ = ["main"]
 
-# Exit statuses: solved, no solution, bad input; then 128 + SIGINT / SIGPIPE as shells report.
-EXIT_SOLVED, EXIT_NO_SOLUTION, EXIT_BAD_INPUT = 0, 1, 2
+# Exit statuses: solved, no solution, bad input; output failed (sysexits' EX_IOERR); then
+# 128 + SIGINT / SIGPIPE as shells report.
+EXIT_SOLVED, EXIT_NO_SOLUTION, EXIT_BAD_INPUT, EXIT_OUTPUT_FAILED = 0, 1, 2, 74
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
 _EXIT_HELP = (
-    "exit status: 0 solved, 1 no solution, 2 bad input, 130 interrupted (Ctrl-C: what was "
-    "found or counted so far is printed first)"
+    "exit status: 0 solved, 1 no solution, 2 bad input, 74 output not written (stdout closed "
+    "or full), 130 interrupted (Ctrl-C: what was found or counted so far is printed first)"
 )
+
+# What '-' as the puzzle gets: stdin is read only as a batch file.
+_DASH = {
+    "solve": "'-' is not a puzzle: to read puzzles from stdin, one per line, use --batch -",
+    "explain": "'-' is not a puzzle: give the puzzle itself, such as 'SEND + MORE = MONEY' "
+    "(explain does not read stdin)",
+}
 
 
 class _UsageError(Exception):
@@ -41,14 +49,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
     try:
         _fixes(args.fix)  # fail before any work, even in batch mode
+        _check_puzzle_args(args)
+        if sys.stdout is None:  # started with stdout closed (`>&-`): no work could be shown
+            raise OutputError("standard output is closed")
         if args.command == "explain":
             return _run_explain(args, " ".join(args.puzzle))
         if args.batch is not None:
-            if args.puzzle:
-                raise _UsageError("give either a PUZZLE or --batch FILE, not both")
             return _run_batch(args)
-        if not args.puzzle:
-            raise _UsageError("give a PUZZLE (for example 'SEND + MORE = MONEY') or --batch FILE")
         return _run_one(args, " ".join(args.puzzle))
     except (PuzzleError, _UsageError) as exc:
         print(f"alphametic: error: {exc}", file=sys.stderr)
@@ -58,8 +65,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader (say `| head`) left: silence the final flush instead of a traceback.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        silence_stdout()
         return EXIT_BROKEN_PIPE
+    except OutputError as exc:
+        silence_stdout()
+        print(f"alphametic: error: cannot write the results: {exc}", file=sys.stderr)
+        return EXIT_OUTPUT_FAILED
+
+
+def _check_puzzle_args(args: argparse.Namespace) -> None:
+    """Refuse a missing puzzle, a puzzle with --batch, and '-' given as the puzzle."""
+    if args.puzzle == ["-"]:
+        raise _UsageError(_DASH[args.command])
+    if args.command != "solve":
+        return
+    if args.batch is not None and args.puzzle:
+        raise _UsageError("give either a PUZZLE or --batch FILE, not both")
+    if args.batch is None and not args.puzzle:
+        raise _UsageError("give a PUZZLE (for example 'SEND + MORE = MONEY') or --batch FILE")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -114,7 +137,7 @@ def _build_parser() -> argparse.ArgumentParser:
     explain_command.add_argument("--json", action="store_true", help="print JSON")
     explain_command.add_argument(
         "--seconds",
-        type=float,
+        type=_seconds_arg,
         default=SEARCH_SECONDS,
         metavar="S",
         help=f"time the search may take to find the solution (default {SEARCH_SECONDS:g})",
@@ -149,9 +172,24 @@ def _puzzle_options() -> argparse.ArgumentParser:
 def _fix_arg(text: str) -> tuple[str, int]:
     """Parse one --fix value such as E=5."""
     letter, equals, digit = text.partition("=")
-    if not equals or not letter.strip() or not digit.strip().isdigit():
+    digit = digit.strip()
+    # ASCII digits only: str.isdigit() also passes '²', which int() then refuses.
+    if not equals or not letter.strip() or not (digit.isascii() and digit.isdigit()):
         raise argparse.ArgumentTypeError(f"expected LETTER=DIGIT such as E=5, got {text!r}")
     return letter.strip(), int(digit)
+
+
+def _seconds_arg(text: str) -> float:
+    """Parse --seconds: a finite number of seconds above 0."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:  # nan, inf and 1e400 (inf) too
+        raise argparse.ArgumentTypeError(
+            f"expected a finite number of seconds above 0, such as 5, got {text!r}"
+        )
+    return seconds
 
 
 def _parse(args: argparse.Namespace, text: str) -> Puzzle:
@@ -173,10 +211,8 @@ def _fixes(pairs: list[tuple[str, int]]) -> dict[str, int]:
 def _run_explain(args: argparse.Namespace, text: str) -> int:
     """Explain one puzzle as text or JSON."""
     explanation = explain(_parse(args, text), seconds=args.seconds)
-    if args.json:
-        print(json.dumps(explanation.as_json()))
-    else:
-        print("\n".join(explanation.lines()))
+    out = json.dumps(explanation.as_json()) if args.json else "\n".join(explanation.lines())
+    emit(sys.stdout, out + "\n")
     return EXIT_SOLVED if explanation.solution is not None else EXIT_NO_SOLUTION
 
 
@@ -253,8 +289,12 @@ def _run_batch(args: argparse.Namespace) -> int:
         source = open_batch(args.batch)
     except OSError as exc:
         raise _UsageError(f"cannot read {args.batch}: {exc.strerror or exc}") from exc
+    console = Console(sys.stdout, None)
     with source:
-        bad = run_batch(source, lambda line: _parse(args, line), args.mode)
+        bad = run_batch(source, lambda line: _parse(args, line), args.mode, console)
+    if console.stop_requested:  # Ctrl-C: the last line printed is its puzzle's partial result
+        print("alphametic: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return EXIT_BAD_INPUT if bad else EXIT_SOLVED
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Any, TextIO
 
+from .cli_console import Console, catch_interrupt
 from .puzzle import Puzzle, PuzzleError
 from .search import Search, as_dict
 
@@ -18,8 +19,14 @@ __all__ = ["QUOTE", "open_batch", "run_batch"]
 QUOTE = 80  # most characters of a bad line quoted back in its error
 
 
-def run_batch(source: Iterable[str], parse: Callable[[str], Puzzle], mode: str) -> bool:
-    """Print a JSON object per non-blank line (mode first, all or count); return if any was bad."""
+def run_batch(
+    source: Iterable[str], parse: Callable[[str], Puzzle], mode: str, console: Console
+) -> bool:
+    """Print a JSON object per non-blank line (mode first, all or count); return if any was bad.
+
+    A Ctrl-C during a search ends the batch after printing what that search found so far
+    (console.stop_requested then says so); one between two puzzles raises KeyboardInterrupt.
+    """
     bad = False
     for line in _puzzle_lines(source):
         started = time.perf_counter()
@@ -27,16 +34,28 @@ def run_batch(source: Iterable[str], parse: Callable[[str], Puzzle], mode: str) 
             puzzle = parse(line)
         except PuzzleError as exc:
             bad = True
-            print(json.dumps({"puzzle": _quote(line), "error": str(exc)}), flush=True)
+            _print(console, {"puzzle": _quote(line), "error": str(exc)})
             continue
-        print(json.dumps(_result(puzzle, mode, started)), flush=True)
+        with catch_interrupt(console):  # only here: Ctrl-C while reading stdin stops at once
+            result = _result(puzzle, mode, started, console.check)
+        _print(console, result)
+        if console.stop_requested:
+            break
     return bad
 
 
-def _result(puzzle: Puzzle, mode: str, started: float) -> dict[str, Any]:
-    """Return the JSON object for one puzzle."""
+def _print(console: Console, result: dict[str, Any]) -> None:
+    """Print one JSON line at once, so that a reader sees each puzzle as it is done."""
+    console.line(json.dumps(result))
+    console.flush()
+
+
+def _result(
+    puzzle: Puzzle, mode: str, started: float, check: Callable[[Search], bool]
+) -> dict[str, Any]:
+    """Return the JSON object for one puzzle, complete False when Ctrl-C cut its search short."""
     result: dict[str, Any] = {"puzzle": puzzle.text, "options": puzzle.options()}
-    search = Search(puzzle)
+    search = Search(puzzle, check=check)
     if mode == "count":
         result["count"] = search.count()
     else:
@@ -44,6 +63,7 @@ def _result(puzzle: Puzzle, mode: str, started: float) -> dict[str, Any]:
         solutions = [as_dict(puzzle, c) for c in islice(search.solutions(), limit)]
         result["count"] = len(solutions)
         result["solutions"] = solutions
+    result["complete"] = not search.stopped
     result["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 3)
     return result
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,13 +13,40 @@ from typing import TextIO
 
 from .search import Search
 
-__all__ = ["Console", "ProgressBar", "catch_interrupt"]
+__all__ = ["Console", "OutputError", "ProgressBar", "catch_interrupt", "emit", "silence_stdout"]
 
 _BAR_WIDTH = 30
 _BAR_DELAY = 0.5  # seconds before a bar appears, so quick searches print nothing extra
 _BAR_EVERY = 0.1  # seconds between terminal redraws
 _LINE_EVERY = 2.0  # seconds between progress lines when stderr is not a terminal
 _BATCH = 1024  # result lines written at once
+
+
+class OutputError(Exception):
+    """The results cannot be written (stdout closed, or its disk full): the run cannot go on."""
+
+
+def emit(out: TextIO, text: str) -> None:
+    """Write text and flush it, a failed write raised as OutputError (unless the reader left)."""
+    try:
+        out.write(text)
+        out.flush()
+    except BrokenPipeError:
+        raise  # the reader (say `| head`) left: not an error, main exits quietly with 141
+    except OSError as exc:
+        raise OutputError(exc.strerror or str(exc)) from exc
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush cannot fail again."""
+    if sys.stdout is None:
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):  # no file descriptor behind stdout (say, a test's capture)
+        pass
 
 
 class ProgressBar:
@@ -100,10 +129,10 @@ class Console:
         """Write the queued lines, the progress bar erased first and drawn again after."""
         if not self._lines:
             return
+        # Taken before the write, so that close() after a failed write does not try them again.
+        lines, self._lines = self._lines, []
         shown = self.bar.clear() if self.bar is not None else False
-        self.out.write("\n".join(self._lines) + "\n")
-        self.out.flush()
-        self._lines.clear()
+        emit(self.out, "\n".join(lines) + "\n")
         if shown and self.bar is not None:
             self.bar.restore()
 
