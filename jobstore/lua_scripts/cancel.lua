@@ -6,9 +6,12 @@ local s = redis.call('HMGET', KEYS[1], 'state', 'cancel', 'lease')
 if not s[1] then return {'gone', 0} end
 local state = s[1]
 if state == 'succeeded' or state == 'failed' or state == 'canceled' then return {'done', 0} end
-if s[2] and s[2] ~= '' then return {'already', 0} end
-redis.call('HSET', KEYS[1], 'cancel', ARGV[1])
-if state == 'queued' or (state == 'running' and tonumber(s[3] or '0') < tonumber(ARGV[1])) then
+local lost = state == 'running' and tonumber(s[3] or '0') < tonumber(ARGV[1])
+-- Asked before, and its run still holds it: that run stops at its next look. A run whose
+-- lease has expired since (its worker lost) looks no more, so a repeated cancel ends it now.
+if s[2] and s[2] ~= '' and not lost then return {'already', 0} end
+if not s[2] or s[2] == '' then redis.call('HSET', KEYS[1], 'cancel', ARGV[1]) end
+if state == 'queued' or lost then
   redis.call('HSET', KEYS[1], 'state', 'canceled', 'finished', ARGV[1], 'eta', '')
   redis.call('ZREM', KEYS[2], ARGV[2])
   ended(KEYS[3], KEYS[1], 'canceled', ARGV[1])

@@ -36,9 +36,11 @@ local flagged = p[3] and p[3] ~= ''
 if canceled and not failed and not flagged then failed = 'a shard was stopped' end
 if failed and not flagged then state = 'failed' elseif canceled or failed then state = 'canceled' end
 if state == 'succeeded' then progress = 1 else progress = math.min(progress, 0.999999) end
--- Stored fewer than found: the job's cap, or (when a shard says so) its client's budget.
+-- Stored fewer than found: the job's cap, or (when a shard says so) its client's budget. A
+-- count stores none by design: never truncated.
 local truncated, why = '0', ''
-if tonumber(redis.call('HGET', KEYS[1], 'stored_all') or '0') < found then
+local counting = redis.call('HGET', KEYS[1], 'mode') == 'count'
+if not counting and tonumber(redis.call('HGET', KEYS[1], 'stored_all') or '0') < found then
   truncated, why = '1', 'cap'
   for i = 1, n do
     if redis.call('HGET', KEYS[3 + i], 'truncated_reason') == 'budget' then why = 'budget' end

@@ -3,6 +3,7 @@ of several holders only lets go of it; a client that holds it not may do neither
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -77,3 +78,23 @@ def test_a_shared_jobs_solutions_stay_until_its_last_holder_deletes_them(
     assert anew.id != job.id
     done = wait_job(store, anew.id)
     assert done.solutions_found == 1_088 and not done.deleted
+
+
+def test_a_repeated_cancel_ends_a_job_whose_worker_was_lost(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    """With its worker killed and none left, the job ends canceled once its lease runs out."""
+    settings = fresh_settings(shard_threshold=0, lease_seconds=1.0, heartbeat_interval=0.5)
+    store: JobStore = store_factory(settings, wait_leftovers=False)
+    worker = worker_factory(settings, "enumerate")
+    job = store.submit("enumerate", "A + B + C + D = E + F + G + H", {"base": 12})
+    deadline = time.monotonic() + 30
+    while (running := store.get(job.id)) is not None and running.progress <= 0.0:
+        assert time.monotonic() < deadline, "the job never started"
+        time.sleep(0.05)
+    worker.kill()  # whole worker gone: no heartbeat reaps the job
+    first = store.cancel(job.id)
+    assert first is not None and first[0].state is State.RUNNING  # its lease still runs
+    time.sleep(1.2)
+    again = store.cancel(job.id)
+    assert again is not None and again[0].state is State.CANCELED, again

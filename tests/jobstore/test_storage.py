@@ -69,6 +69,7 @@ def test_count_mode_counts_and_stores_nothing(
     done = wait_job(store, store.submit("count", *SHARDED).id, timeout=90)
     assert done.state is State.SUCCEEDED and done.solutions_found == len(engine_list(*SHARDED))
     assert stored(store, done.id) == 0
+    assert done.shards > 1 and not done.truncated and done.truncated_reason == ""  # by design
 
 
 def test_running_jobs_cannot_be_deleted_and_unknown_ones_are_gone(
