@@ -45,6 +45,8 @@ class Attempt:
         self.claims = 0  # this run's claim number: every write names it
         self.width = 1  # characters per compact solution (len of the puzzle's letters)
         self.lanes: list[str] = []  # waiting sets of the lanes whose jobs this run yields to
+        # A shard's: its whole job's search time (all shards) as of the last write, else None.
+        self.job_ran: float | None = None
         self.names = Keys(settings.key_prefix)
         self.keys = [
             self.names.job(job_id),
@@ -64,16 +66,23 @@ class Attempt:
     ) -> Claim:
         """Atomically start a run, resuming from the job's checkpoint (claim.lua).
 
-        A previous run still marked running after hard_limit seconds was killed by that
-        limit: the job then ends failed "time limit" instead of running again.
+        A job taken over from a lost run ends failed "time limit" instead of running again
+        only when its search time is used up: the search time it recorded (a shard: its
+        parent's, all shards together) reached the soft limit of its mode, or the lost run
+        was seen writing until its hard_limit (Celery's) was nearly over, which only a run
+        Celery killed there does. Time spent queued, stopped or down never counts.
         """
+        modes = [mode] if mode is not None else list(Mode)
         if hard_limit is None:
-            hard_limit = max(self.settings.hard_limit(mode) for mode in Mode)
+            # As worker/celery_app.hard_limit: never within the soft limit's backstop.
+            limits = self.settings
+            hard_limit = max(max(limits.hard_limit(m), limits.soft_limit(m) + 4.0) for m in modes)
+        soft_limit = max(self.settings.soft_limit(m) for m in modes)
         now = time.time()
         lease = now + self.settings.lease_seconds
         args: list[Arg] = [repr(now), repr(lease), holder, self.settings.max_attempts]
         args += [self.settings.ttl, self.job_id, "1" if force else "0", repr(hard_limit)]
-        args += [self.names.finished, CHUNK]
+        args += [self.names.finished, CHUNK, repr(soft_limit)]
         # The job leaves the waiting set of its queue's lanes (its mode: the task's).
         waiting = self.names.waitings(mode) if mode is not None else []
         keys = [*self.keys, self.names.queued, *waiting]
@@ -101,7 +110,8 @@ class Attempt:
         `solutions` is the batch's compact solutions concatenated (each len(letters) long).
         The batch is applied only if seq is newer than the last applied one, so resending a
         batch whose reply was lost never duplicates solutions. `yield_to`: how many of
-        self.lanes count for YIELD.
+        self.lanes count for YIELD. A shard's write adds its search time to its parent's and
+        leaves the job's total in self.job_ran.
         """
         now = time.time()
         args: list[Arg] = [
@@ -127,7 +137,10 @@ class Attempt:
         for name, value in grid.items():
             args += [name, value]
         keys = [*self.keys, *self.lanes[:yield_to]]
-        return int(scripts_for(self.client).run("update", keys, args))
+        status, job_ran = scripts_for(self.client).run("update", keys, args)
+        if job_ran not in ("", b""):
+            self.job_ran = float(job_ran)
+        return int(status)
 
     def put_back(self, mode: Mode, lane: int, *, front: bool, reason: str) -> bool:
         """Hand the job back to its queue (putback.lua): False when this run no longer holds it."""

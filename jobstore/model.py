@@ -117,16 +117,18 @@ class Job:
     index: int = 0
     prefix: tuple[int, ...] = ()
     share: float = 0.0
-    # A sharded parent: how many shards it has, and the epoch time every shard must end by.
+    # A sharded parent: how many shards it has (its time limit counts their search time, not
+    # the clock: there is no deadline; jobstore/shards.py).
     shards: int = 0
-    deadline: float | None = None
     client: str = ""
     lane: int = 0
     claims: int = 0  # runs started so far: the guard every write of a run names
     truncated_reason: str = ""  # "cap" (the job's) or "budget" (its client's)
     deleted: float | None = None  # when its stored solutions were deleted
     clients: int = 0  # how many clients hold it (identical submissions share it; holders.py)
-    # The worker's honest view of the end: it will hit its time limit at limit_at.
+    # The honest view of the end: at its pace now, the job uses up its time limit (search time,
+    # carried across runs; a sharded job's shards' together) at limit_at, before it would finish
+    # (the worker's estimate; a sharded job's is jobstore.shards.merged's).
     limit_at: float | None = None
     # Where a queued job stands (filled in by JobStore.get, not stored).
     queue_position: int | None = None
@@ -163,7 +165,6 @@ class Job:
             prefix=tuple(int(d) for d in data.get("prefix", "").split(",") if d),
             share=float(data.get("share") or 0.0),
             shards=int(data.get("shards") or 0),
-            deadline=_float(data.get("deadline")),
             client=data.get("client", ""),
             lane=int(data.get("lane") or 0),
             claims=int(data.get("claims") or 0),

@@ -3,9 +3,12 @@
 A big enumerate job is split by a worker (worker/shards.py) into shard records of their own,
 id "{parent}.{index}" (shard_id), each a job with `parent`, `index`, `prefix` and `share`, so
 claiming, leases, attempts, batched solutions and the lease sweep all work for shards unchanged.
-The parent gets `shards` and `deadline` and stays `running` until every shard is terminal; then
-finish() writes its final state (failed if any shard failed, else canceled if any was, else
-succeeded) and totals.
+The parent gets `shards` and stays `running` until every shard is terminal; then finish()
+writes its final state (failed if any shard failed, else canceled if any was, else succeeded)
+and totals. Its `ran` is the search time of all its shards (every shard's progress write adds
+its own to it, update.lua): the job's time limit counts that, like a whole job's `ran`, so
+sharding spreads a job's search over workers but never lengthens it, and time shards spend
+queued, taking turns, stopped or with no worker at all counts nothing.
 
 The merged solution list is the shards' lists concatenated in shard (= search) order, the same
 order as an unsharded run. While shards run, a page shows the merged list as far as it is
@@ -50,7 +53,14 @@ def shard_keys(settings: Settings, parent: str, n: int, kind: str = "job") -> li
 
 
 def merged(client: redis.Redis, settings: Settings, data: dict[str, str]) -> dict[str, str]:
-    """A running sharded parent's record with progress, nodes, found and eta of its shards."""
+    """A running sharded parent's record with progress, nodes, found, eta and limit_at of its
+    shards.
+
+    The ETA is the search time still needed at the job's rate of progress per second of search,
+    spread over the shards running now (at least one); it never passes the time limit: when
+    the job's search time left (the limit less its `ran`) runs out first at that pace,
+    limit_at says when.
+    """
     if data.get("state") != "running":
         return data  # queued (not split yet) or terminal: the record holds the totals
     n = int(data["shards"])
@@ -59,10 +69,11 @@ def merged(client: redis.Redis, settings: Settings, data: dict[str, str]) -> dic
             pipe.hmget(key, *SHARD_FIELDS)
         rows = pipe.execute()
     progress = nodes = found = 0.0
-    unfinished = 0
+    unfinished = running = 0
     for state, prog, node_count, found_count, share in rows:
         done = state == "succeeded"
         unfinished += state in (None, "queued", "running")
+        running += state == "running"
         progress += float(share or 0) * (1.0 if done else float(prog or 0))
         nodes += int(node_count or 0)
         found += int(found_count or 0)
@@ -72,8 +83,15 @@ def merged(client: redis.Redis, settings: Settings, data: dict[str, str]) -> dic
     progress = min(progress, 1.0 - 2.0**-40)
     out = dict(data, progress=repr(progress), nodes=str(int(nodes)), found=str(int(found)))
     out["truncated"] = "1" if found > settings.max_stored_solutions else "0"
-    elapsed = time.time() - float(data.get("started") or time.time())
-    out["eta"] = repr(round(elapsed * (1 - progress) / progress, 3)) if progress > 0 else ""
+    ran, side_by_side = float(data.get("ran") or 0), max(running, 1)
+    out["eta"] = out["limit_at"] = ""
+    if progress > 0 and ran > 0:
+        eta = ran * (1 - progress) / progress / side_by_side
+        left = max(0.0, settings.soft_limit(data["mode"]) - ran) / side_by_side
+        if eta > left:
+            eta = left
+            out["limit_at"] = repr(time.time() + left)
+        out["eta"] = repr(round(eta, 3))
     return out
 
 

@@ -69,10 +69,16 @@ class Run:
         self.rate: float | None = None  # progress per second, smoothed
         self.seen = (time.monotonic(), self.cursor.progress)
         self.started = self.last_poll = self.last_write = self.last_flush = time.monotonic()
-        # The time limit counts search time, over all runs of the job.
+        # The time limit counts search time, over all runs of the job (a shard: limit_by).
         left = settings.soft_limit(job.mode) - self.searched_before
         self.deadline = self.started + left
         self.yield_to = 0  # lanes whose waiting jobs this run gives its worker to
+
+    def limit_by(self, job_ran: float) -> None:
+        """A shard's limit: what its whole job has left of its search time, all shards' search
+        counted (the parent's `ran`, which every shard's progress write adds to). Shards running
+        side by side use it up together, so each learns of the others at its next write."""
+        self.deadline = time.monotonic() + self.settings.soft_limit(self.job.mode) - job_ran
 
     def load_grid(self) -> None:
         """Start from the grid counts stored with the checkpoint."""
@@ -252,6 +258,8 @@ class Run:
                     fields, grid, items, seq, final if last else "", self.yield_to if last else 0
                 )
                 self.sent_grid.update(grid)
+                if self.attempt.job_ran is not None:
+                    self.limit_by(self.attempt.job_ran)
                 if self.inflight:
                     self.inflight.pop(0)
                 self.react(status)

@@ -81,8 +81,7 @@ def split(settings: Settings, attempt: Attempt, job: Job) -> bool:
     client, keys = attempt.client, Keys(settings.key_prefix)
     ids = [shard_id(job.id, i) for i in range(len(parts))]
     order = sorted(range(len(ids)), key=lambda i: -parts[i][1])  # biggest first (stable)
-    args: list[Any] = [attempt.claims, repr(time.time()), settings.ttl]
-    args += [repr(time.time() + settings.soft_limit(job.mode)), len(parts)]
+    args: list[Any] = [attempt.claims, repr(time.time()), settings.ttl, len(parts)]
     args += [",".join(ids[i] for i in order), TURNS]
     for sid, (digits, share) in zip(ids, parts, strict=True):
         args += [sid, ",".join(map(str, digits)), repr(share)]
@@ -121,12 +120,16 @@ def dispatch(client: redis.Redis, settings: Settings, parent: str, mode: Mode, c
 
 
 def run_shard(settings: Settings, attempt: Attempt, shard: Job, record: dict[str, str]) -> str:
-    """Run one claimed shard (its prefix, under the parent's deadline); settle it if it ended."""
+    """Run one claimed shard (its prefix); settle it if it ended.
+
+    The job's time limit counts the search time of all its shards (the parent's `ran`, kept by
+    update.lua): the shard stops when that reaches the limit, so sharding spreads the job's
+    search over workers without lengthening it, and time its shards wait never counts.
+    """
     client, keys = attempt.client, Keys(settings.key_prefix)
-    deadline = client.hget(keys.job(shard.parent), "deadline")
+    job_ran = client.hget(keys.job(shard.parent), "ran")
     run = Run(settings, attempt, shard, record)
-    if deadline:
-        run.deadline = min(run.deadline, time.monotonic() + float(deadline) - time.time())
+    run.limit_by(float(job_ran or 0))
     outcome = "failed"
     try:
         outcome = run.execute()

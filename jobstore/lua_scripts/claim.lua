@@ -5,13 +5,19 @@
 -- KEYS: job hash, solutions list, grid hash, leases zset, stats hash, queued zset, then the
 --       waiting zsets of its queue's lanes (it waits in none of them once it runs).
 -- ARGV: now, lease_until, holder, max_attempts, ttl, job_id, force ("1" = ignore a live lease),
---       hard_limit (a run still marked running after this long was killed by it: the job
---       failed), the finished channel, chunk (solutions per list element).
+--       hard_limit (Celery kills a run this long after its task started), the finished
+--       channel, chunk (solutions per list element), soft_limit (seconds of search a job may
+--       use, over all its runs; a shard's count towards its parent's).
+-- A job taken over from a lost run ends failed "time limit" only when its search time is used
+-- up: its `ran` (written with every checkpoint; a shard's job: the parent's `ran`, the sum of
+-- its shards') reached soft_limit, or the lost run was seen writing (its lease, renewed with
+-- every write) until its hard limit was nearly over, which only a run Celery killed there
+-- does. Time the job spent queued, stopped or with no worker at all counts for neither.
 -- Returns {status, attempt, lease, holder, record}; status: run | done | gone | busy | canceled |
 -- failed; record is the job hash as a flat field/value list after a 'run' claim (else empty).
 local s = redis.call('HMGET', KEYS[1], 'state', 'attempt', 'cancel', 'lease', 'holder',
   'run_started', 'cp', 'cp_stored', 'letters', 'claims', 'started', 'mode', 'created',
-  'parent_key', 'budget_key')
+  'parent_key', 'budget_key', 'ran', 'shards')
 if not s[1] then return {'gone', 0, '', ''} end
 local state, attempt, now = s[1], tonumber(s[2] or '0'), ARGV[1]
 
@@ -27,12 +33,22 @@ if state == 'succeeded' or state == 'failed' or state == 'canceled' then
   return {'done', attempt, '', ''}
 end
 if s[3] and s[3] ~= '' then return finish('canceled', '') end
+local parent = s[14]
+if parent == '' or (parent and redis.call('EXISTS', parent) == 0) then parent = nil end
 if state == 'running' then
-  if s[6] and s[6] ~= '' and tonumber(now) - tonumber(s[6]) >= tonumber(ARGV[8]) then
-    return finish('failed', 'time limit')
-  end
   if ARGV[7] ~= '1' and tonumber(s[4] or '0') > tonumber(now) then
     return {'busy', attempt, s[4], s[5] or ''}
+  end
+  local used = tonumber(s[16] or '0') or 0
+  if parent then used = tonumber(redis.call('HGET', parent, 'ran') or '0') or 0 end
+  -- The lost run's last write: its lease less the lease's length (this claim's own).
+  local wrote = tonumber(s[4] or '0') - (tonumber(ARGV[2]) - tonumber(now))
+  local margin = math.min(2, tonumber(ARGV[8]) / 10)
+  -- (A split job's own run only split it: its shards keep its time.)
+  local split = s[17] and s[17] ~= ''
+  if not split and (used >= tonumber(ARGV[11]) or (s[6] and s[6] ~= '' and
+      wrote - tonumber(s[6]) >= tonumber(ARGV[8]) - margin)) then
+    return finish('failed', 'time limit')
   end
   -- Its worker was lost: that spends an attempt.
   local reason = 'lease'
@@ -66,20 +82,25 @@ elseif have > keep then
   if #last > tail then redis.call('LSET', KEYS[2], -1, string.sub(last, 1, tail)) end
 end
 -- What the cut-away solutions counted towards the job's (sharded) cap and the client's budget.
-if have > keep and s[14] and s[14] ~= '' then
-  redis.call('HINCRBY', s[14], 'stored_all', keep - have)
-end
+if have > keep and parent then redis.call('HINCRBY', parent, 'stored_all', keep - have) end
 if have > keep and s[15] and s[15] ~= '' then redis.call('DECRBY', s[15], have - keep) end
+local ran = '0'
 if resume then
   local c = redis.call('HMGET', KEYS[1], 'cp_progress', 'cp_nodes', 'cp_found', 'cp_truncated',
     'cp_ran')
+  ran = c[5] or '0'
   redis.call('HSET', KEYS[1], 'progress', c[1] or '0', 'nodes', c[2] or '0', 'found',
-    c[3] or '0', 'truncated', c[4] or '0', 'ran', c[5] or '0')
+    c[3] or '0', 'truncated', c[4] or '0', 'ran', ran)
 else
   redis.call('DEL', KEYS[3])
   redis.call('HSET', KEYS[1], 'progress', '0', 'nodes', '0', 'found', '0', 'truncated', '0',
-    'ran', '0', 'cp', '')
+    'cp', '')
+  -- A split job's `ran` is its shards' search time (update.lua adds to it): it stays.
+  if not s[17] or s[17] == '' then redis.call('HSET', KEYS[1], 'ran', '0') end
 end
+-- A shard's parent keeps the sum of its shards' `ran`: what this one goes back to comes off.
+local back = (tonumber(ran) or 0) - (tonumber(s[16] or '0') or 0)
+if parent and back ~= 0 then redis.call('HINCRBYFLOAT', parent, 'ran', back) end
 redis.call('HSET', KEYS[1], 'stored_count', keep)
 if not s[11] or s[11] == '' then
   redis.call('HSET', KEYS[1], 'started', now)

@@ -11,12 +11,18 @@
 -- The list holds chunks of `chunk` solutions; only the last one may be partial and is topped
 -- up with LSET (compact in memory, one list element per thousand solutions). What is stored is
 -- capped by the job's cap (for a shard: the cap of its whole job) and the client's budget.
--- Returns 0 when refused (stale run or job not running), else 1 when written, 2 when a cancel
--- was requested, 3 when the worker is asked to stop (it hands the job back), 4 when another
--- job waits in a lane that should go first (the run should yield its worker).
+-- A shard's `ran` (its search time) goes into its parent's `ran` as it grows, so the parent's
+-- is the search time of all its shards: the job's time limit counts that.
+-- Returns {status, job_ran}: status 0 when refused (stale run or job not running), else 1 when
+-- written, 2 when a cancel was requested, 3 when the worker is asked to stop (it hands the
+-- job back), 4 when another job waits in a lane that should go first (the run should yield
+-- its worker); job_ran is a shard's parent's `ran` after this write ('' for a whole job).
 local s = redis.call('HMGET', KEYS[1], 'state', 'claims', 'cancel', 'batch', 'stop',
-  'stored_count', 'parent_key', 'budget_key')
-if s[1] ~= 'running' or s[2] ~= ARGV[1] then return 0 end
+  'stored_count', 'parent_key', 'budget_key', 'ran')
+if s[1] ~= 'running' or s[2] ~= ARGV[1] then return {0, ''} end
+local parent = s[7]
+if parent == '' or (parent and redis.call('EXISTS', parent) == 0) then parent = nil end
+local job_ran = ''
 local lanes = tonumber(ARGV[14])
 local i = 15
 local nf = tonumber(ARGV[i])
@@ -25,8 +31,13 @@ if nf > 0 then
   redis.call('HSET', KEYS[1], unpack(ARGV, i + 1, i + 2 * nf))
   for j = i + 1, i + 2 * nf, 2 do
     if ARGV[j] == 'cp' then checkpoint = true end
+    if ARGV[j] == 'ran' and parent then
+      local more = (tonumber(ARGV[j + 1]) or 0) - (tonumber(s[9] or '0') or 0)
+      job_ran = redis.call('HINCRBYFLOAT', parent, 'ran', more)
+    end
   end
 end
+if parent and job_ran == '' then job_ran = redis.call('HGET', parent, 'ran') or '0' end
 i = i + 2 * nf + 1
 local ng = tonumber(ARGV[i])
 if ng > 0 then redis.call('HSET', KEYS[3], unpack(ARGV, i + 1, i + 2 * ng)) end
@@ -37,8 +48,8 @@ if seq > tonumber(s[4] or '0') then
   local stored = tonumber(s[6] or '0')
   local n = math.floor(#data / width)
   local room, why = tonumber(ARGV[5]) - stored, 'cap'
-  local parent, budget = s[7], s[8]
-  if parent and parent ~= '' then
+  local budget = s[8]
+  if parent then
     room = math.min(room, tonumber(ARGV[5]) - tonumber(redis.call('HGET', parent, 'stored_all')
       or '0'))
   end
@@ -66,7 +77,7 @@ if seq > tonumber(s[4] or '0') then
       data = string.sub(data, cw + 1)
     end
     redis.call('HSET', KEYS[1], 'stored_count', stored + n)
-    if parent and parent ~= '' then redis.call('HINCRBY', parent, 'stored_all', n) end
+    if parent then redis.call('HINCRBY', parent, 'stored_all', n) end
     if budget and budget ~= '' then
       if redis.call('INCRBY', budget, n) == n then redis.call('EXPIRE', budget, ttl) end
     end
@@ -97,14 +108,16 @@ redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
 redis.call('EXPIRE', KEYS[3], ttl)
 redis.call('EXPIRE', KEYS[4], ttl)
-if s[3] and s[3] ~= '' then return 2 end
-if ARGV[8] ~= '' then return 1 end
-if s[5] and s[5] ~= '' then return 3 end
+if s[3] and s[3] ~= '' then return {2, job_ran} end
+if ARGV[8] ~= '' then return {1, job_ran} end
+if s[5] and s[5] ~= '' then return {3, job_ran} end
 -- Another job queued in one of those lanes (members that are no longer queued are dropped).
 for j = 1, lanes do
   for _, key in ipairs(redis.call('ZRANGE', KEYS[5 + j], 0, 7)) do
-    if key ~= KEYS[1] and redis.call('HGET', key, 'state') == 'queued' then return 4 end
+    if key ~= KEYS[1] and redis.call('HGET', key, 'state') == 'queued' then
+      return {4, job_ran}
+    end
     if key ~= KEYS[1] then redis.call('ZREM', KEYS[5 + j], key) end
   end
 end
-return 1
+return {1, job_ran}
