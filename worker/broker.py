@@ -1,12 +1,19 @@
-"""kombu's Redis Sentinel transport, made safe to use a channel whose master has died.
+"""kombu's Redis transports (plain and Sentinel), made safe against a broker that stalls or dies.
+
+An acknowledgement that fails (Redis stalled past the socket timeout, or gone) used to leave
+its message counted as taken: kombu removes it from its own books only after Redis answered.
+With prefetch off, a worker takes no more messages than it has pool processes, so each failed
+ack cost a pool slot for good, and one was enough to stop a worker of concurrency 1 taking
+anything while its heartbeat still said it was alive. Here a message is off the books whether
+or not Redis heard the ack: it stays in the broker's unacknowledged set, and a later delivery
+of it changes nothing (the job record says what became of the job).
 
 On a lost connection kombu closes the channel and puts back the messages it took but did not
-acknowledge; a task that outlived the failover acknowledges its message on that old channel.
-Both rebuilt the channel's pool from a connection already torn down, and the AttributeError
-('NoneType' object has no attribute 'hostname' / 'client') was fatal to the worker: a Sentinel
-failover killed every worker that held a message. Here they meet a connection error instead,
-which kombu and Celery expect ("Couldn't ack"): the message stays unacknowledged, the job
-record says what became of the job, and a later delivery of it changes nothing.
+acknowledge; a task that outlived a Sentinel failover acknowledges its message on that old
+channel. Both rebuilt the channel's pool from a connection already torn down, and the
+AttributeError ('NoneType' object has no attribute 'hostname' / 'client') was fatal to the
+worker. Here they meet a connection error instead, which kombu and Celery expect ("Couldn't
+ack").
 """
 
 from __future__ import annotations
@@ -14,9 +21,10 @@ from __future__ import annotations
 from typing import Any
 
 import redis
-from kombu.transport import TRANSPORT_ALIASES
+from kombu.transport import TRANSPORT_ALIASES, virtual
 from kombu.transport import redis as kombu_redis
 
+TRANSPORT = "worker.broker:Transport"
 SENTINEL_TRANSPORT = "worker.broker:SentinelTransport"
 
 
@@ -26,7 +34,24 @@ def torn_down(connection: Any) -> bool:
 
 
 class QoS(kombu_redis.QoS):  # type: ignore[misc]
-    """kombu's QoS, whose restore skips a channel that has lost its connection."""
+    """kombu's QoS, whose acks free their slot even when Redis cannot be told, and whose
+    restore skips a channel that has lost its connection."""
+
+    def ack(self, delivery_tag: Any) -> None:
+        """Acknowledge in Redis; the message leaves this channel's books whatever Redis did."""
+        try:
+            super().ack(delivery_tag)
+        except redis.exceptions.RedisError:
+            virtual.QoS.ack(self, delivery_tag)
+            raise  # Celery logs "Couldn't ack"
+
+    def reject(self, delivery_tag: Any, requeue: bool = False) -> None:
+        """Reject in Redis; the message leaves this channel's books whatever Redis did."""
+        try:
+            super().reject(delivery_tag, requeue)
+        except redis.exceptions.RedisError:
+            virtual.QoS.ack(self, delivery_tag)
+            raise
 
     def restore_unacked(self, client: Any = None) -> None:
         """Put taken messages back, unless the connection is gone: they then stay in the
@@ -36,6 +61,18 @@ class QoS(kombu_redis.QoS):  # type: ignore[misc]
             self._delivered.clear()
             return
         super().restore_unacked(client)
+
+
+class Channel(kombu_redis.Channel):  # type: ignore[misc]
+    """kombu's Redis channel with the QoS above."""
+
+    QoS = QoS
+
+
+class Transport(kombu_redis.Transport):  # type: ignore[misc]
+    """kombu's Redis transport with the channel above."""
+
+    Channel = Channel
 
 
 class SentinelChannel(kombu_redis.SentinelChannel):  # type: ignore[misc]
@@ -56,7 +93,7 @@ class SentinelTransport(kombu_redis.SentinelTransport):  # type: ignore[misc]
     Channel = SentinelChannel
 
 
-# Every sentinel:// URL of this process uses the transport above. Naming it in Celery's
-# broker_transport instead is not enough: on a lost connection kombu moves on to the next
-# URL of broker_url, and takes that URL's scheme's transport (kombu's own) with it.
-TRANSPORT_ALIASES["sentinel"] = SENTINEL_TRANSPORT
+# Every redis:// and sentinel:// URL of this process uses the transports above. Naming them in
+# Celery's broker_transport instead is not enough: on a lost connection kombu moves on to the
+# next URL of broker_url, and takes that URL's scheme's transport (kombu's own) with it.
+TRANSPORT_ALIASES.update(redis=TRANSPORT, rediss=TRANSPORT, sentinel=SENTINEL_TRANSPORT)
