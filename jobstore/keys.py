@@ -14,7 +14,8 @@ Redis layout (every key under the deployment's prefix {p}, every key with a TTL)
   {p}:queued              zset: submitted job ids scored by when their message was last sent
   {p}:job:{id}.{n}        the n-th shard of a big enumerate job (shards.py): a job record
                           (+ :solutions, :grid) with `parent`, `index`, `prefix` and `share`;
-                          the parent gets `shards` (their number) and `deadline`
+                          the parent gets `shards` (their number), and `ran` adds up their
+                          search time (the job's time limit counts it)
   {p}:workers:{queue}     zset: worker names scored by their last heartbeat (workers.py)
   {p}:finished            pub/sub channel: every script that ends a job publishes its id there
                           (waiters.py wakes the requests waiting for it)
