@@ -10,31 +10,13 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from alphametic.cli import main
+from tests.support.cli import SCRIPT, default_sigint, json_lines, run
 
-SCRIPT = Path(sys.executable).with_name("alphametic")
 SEND = {"D": 7, "E": 5, "M": 1, "N": 6, "O": 0, "R": 8, "S": 9, "Y": 2}
-
-
-def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the console script with args and return the finished process."""
-    result = subprocess.run(
-        [str(SCRIPT), *args], input=stdin, capture_output=True, timeout=60, check=False
-    )
-    out = subprocess.CompletedProcess(
-        result.args, result.returncode, result.stdout.decode(), result.stderr.decode()
-    )
-    assert "Traceback" not in out.stderr
-    return out
-
-
-def json_lines(text: str) -> list[dict[str, Any]]:
-    """Parse one JSON object per line."""
-    return [json.loads(line) for line in text.splitlines()]
 
 
 def test_solve_prints_the_column_sum_and_the_line() -> None:
@@ -195,7 +177,7 @@ def test_progress_bar_on_a_terminal_and_ctrl_c() -> None:
         [str(SCRIPT), "solve", "--all", "ABCDE + FGHIJ = ABCDE + FGHIJ"],  # 2.9 million
         stdout=subprocess.DEVNULL,
         stderr=follower,
-        preexec_fn=_default_sigint,
+        preexec_fn=default_sigint,
     )
     os.close(follower)
     try:
@@ -211,11 +193,6 @@ def test_progress_bar_on_a_terminal_and_ctrl_c() -> None:
     assert b"%" in shown and b"[#" in shown and b"ETA " in shown
     assert b"\r\x1b[Kalphametic: interrupted after " in shown  # bar erased, then the message
     assert b"Traceback" not in shown
-
-
-def _default_sigint() -> None:
-    """Let the child take Ctrl-C even when this test runs in a background job that ignores it."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _read_until(fd: int, marker: bytes | None, limit: int | None = None) -> bytes:
@@ -332,7 +309,7 @@ def test_ctrl_c_during_count_prints_the_count_so_far() -> None:
         [str(SCRIPT), "solve", "--count", "--progress", "--base", "16", "ABC + DEF + GHI = JKLM"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        preexec_fn=_default_sigint,
+        preexec_fn=default_sigint,
     )
     try:
         assert proc.stderr is not None
@@ -364,7 +341,7 @@ def test_ctrl_c_during_json_count_says_incomplete() -> None:
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        preexec_fn=_default_sigint,
+        preexec_fn=default_sigint,
     )
     try:
         assert proc.stderr is not None
@@ -407,7 +384,7 @@ def test_bar_and_solution_lines_never_share_a_terminal_line() -> None:
         [str(SCRIPT), "solve", "--all", "ABCDE + FGHIJ = ABCDE + FGHIJ"],  # 2.9 million
         stdout=follower,
         stderr=follower,
-        preexec_fn=_default_sigint,
+        preexec_fn=default_sigint,
     )
     os.close(follower)
     try:

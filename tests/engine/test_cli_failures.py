@@ -12,7 +12,7 @@ from typing import IO
 
 import pytest
 
-from tests.engine.test_cli import SCRIPT, _default_sigint, json_lines, run
+from tests.support.cli import SCRIPT, default_sigint, json_lines, run
 
 WRITERS = [
     ["solve", "ABC+DEF=GHI"],
@@ -85,7 +85,7 @@ def test_ctrl_c_in_a_batch_prints_the_puzzle_under_way_and_stops(tmp_path: Path)
         [str(SCRIPT), "solve", "--batch", str(batch), "--count", "--base", "16"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        preexec_fn=_default_sigint,
+        preexec_fn=default_sigint,
     )
     try:
         assert proc.stdout is not None
@@ -112,7 +112,7 @@ def test_ctrl_c_while_a_batch_waits_for_stdin_stops_at_once() -> None:
         stdin=reader,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        preexec_fn=_default_sigint,
+        preexec_fn=default_sigint,
     )
     os.close(reader)
     try:

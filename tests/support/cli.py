@@ -1,0 +1,34 @@
+"""The `alphametic` console script run as a real subprocess, for the CLI's tests."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+SCRIPT = Path(sys.executable).with_name("alphametic")
+
+
+def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the console script with args and return the finished process."""
+    result = subprocess.run(
+        [str(SCRIPT), *args], input=stdin, capture_output=True, timeout=60, check=False
+    )
+    out = subprocess.CompletedProcess(
+        result.args, result.returncode, result.stdout.decode(), result.stderr.decode()
+    )
+    assert "Traceback" not in out.stderr
+    return out
+
+
+def json_lines(text: str) -> list[dict[str, Any]]:
+    """Parse one JSON object per line."""
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def default_sigint() -> None:
+    """Let the child take Ctrl-C even when this test runs in a background job that ignores it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
