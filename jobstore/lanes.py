@@ -4,8 +4,9 @@ Workers always take from the lowest-numbered non-empty lane of their queue (komb
 steps on Redis). A job whose whole search is small goes to FIRST, ahead of anything big; a big
 one to BIG; shards and runs that yielded take turns in TURNS (dispatch.lua, putback.lua). A
 running job yields its worker (and resumes later from its checkpoint) as soon as a job waits
-in a lane before its own, and after a time slice when any job waits: so a small job never waits
-for a long one to end, and big jobs progress at comparable rates.
+in a lane before its own, and after a time slice when any job waits (a job in FIRST that runs
+past SMALL_SECONDS yields to the others in FIRST): so a small job never waits for a long one to
+end, even one misjudged small, and big jobs progress at comparable rates.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from .model import BIG, FIRST, LANES, TURNS
 
 # A search of at most this many nodes (~0.1 s) counts as small.
 SMALL_NODES = 3e5
+# A run in FIRST still searching after this long was misjudged small (the estimate samples a
+# few paths; a product of long words can hide its size from them): it yields to the small
+# jobs waiting, and waits its turns with the big ones from then on.
+SMALL_SECONDS = 0.25
 
 
 def lane_for(puzzle: alphametic.Puzzle) -> int:
@@ -36,4 +41,6 @@ def yielding_lanes(lane: int, searched: float, time_slice: float) -> int:
     before = LANES.index(lane) if lane in LANES else len(LANES)
     if searched >= time_slice:
         return max(before, LANES.index(TURNS) + 1)
+    if lane == FIRST and searched >= SMALL_SECONDS:
+        return LANES.index(FIRST) + 1  # not small after all: small jobs go first
     return before

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from jobstore import JobStore, Settings, State
+from jobstore.model import FIRST
 from tests.support.chaos import wait_until
 
 pytestmark = pytest.mark.slow
@@ -24,6 +25,8 @@ ENDLESS = ("A + B + C + D + E + F + G + H + I + J + K = L + M + N + O + P + Q + 
            {"base": 22})  # fmt: skip
 # Another long enumeration, to take turns with HUGE.
 OTHER = ("A + B + C + D + E = F + G + H + I", {"base": 15})
+# Long solves whose size the submit-time estimate misses (it puts them in the first lane).
+MISJUDGED = [f"ABCDEFGHIJK * LMNOPQRSTUV = {700 + k}" for k in range(1, 5)]
 
 
 def running(store: JobStore, job_id: str) -> bool:
@@ -120,3 +123,26 @@ def test_the_eta_of_a_job_that_will_not_finish_in_time_is_its_limit(
     assert progress == sorted(progress) and progress[-1] > 0  # it rises on a hopeless search
     done = wait_job(store, job.id, timeout=30)
     assert done.state is State.FAILED and done.error == "time limit"
+
+
+def test_solves_misjudged_small_do_not_hold_up_a_small_one(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any, wait_job: Any
+) -> None:
+    """One client's long solves estimated small each give way after a fraction of a second,
+    so another client's small solve queued behind them runs within seconds, not after one
+    time slice per job ahead of it."""
+    settings = fresh_settings(time_slice=2.0)
+    worker_factory(settings, "solve")
+    store = store_factory(settings)
+    long = [store.submit("solve", text, {"base": 22}, client="a") for text in MISJUDGED]
+    assert {job.lane for job in long} == {FIRST}, "the estimate no longer misjudges them"
+    wait_until(lambda: running(store, long[0].id), 30, "the first long solve running")
+    submitted = time.monotonic()
+    small = wait_job(store, store.submit("solve", "TOO + TOO = FOUR", client="b").id, timeout=30)
+    took = time.monotonic() - submitted
+    # Before: each long solve ahead kept the worker for its 2 s slice (8 s here).
+    assert small.state is State.SUCCEEDED and took < 4.0, took
+    moved = [store.get(job.id) for job in long]
+    assert all(job is not None and not job.done and job.attempt == 1 for job in moved), moved
+    for job in long:
+        store.cancel(job.id)
