@@ -14,6 +14,7 @@ import pytest
 import requests
 
 from jobstore import Settings
+from scripts.run import web_argv
 from tests.support.compose import ROOT
 from tests.support.ops import JSON_LOGS
 from tests.support.processes import WebServer, WorkerProcess, wait_for
@@ -66,6 +67,30 @@ def test_every_web_line_is_json_with_the_request_id(ops_web: WebServer) -> None:
     assert access["method"] == "GET" and access["duration_ms"] >= 0
     everything = json_lines(ops_web.log())  # gunicorn's own lines too (GunicornLogger)
     assert any("Booting worker" in e["message"] for e in everything)
+
+
+@pytest.fixture(scope="module")
+def gevent_web(ops_settings: Settings) -> Iterator[WebServer]:
+    """The web server as `make run` starts it (gevent workers), logging JSON lines."""
+    server = WebServer(ops_settings, env=JSON_LOGS, command=lambda port: web_argv(port, 1))
+    try:
+        yield server.wait_ready()
+    finally:
+        server.cleanup()
+
+
+def test_a_bad_puzzle_worked_on_off_the_event_loop_logs_no_traceback(
+    gevent_web: WebServer,
+) -> None:
+    """An estimate runs in gevent's thread pool; its PuzzleError is a 422, not a traceback the
+    pool prints into the JSON log."""
+    bad = {"puzzle": "ABCDE+FGHIJ=KLMNO", "mode": "enumerate", "base": "10"}
+    answer = requests.get(f"{gevent_web.url}/api/estimate", params=bad, timeout=10)
+    assert answer.status_code == 422 and answer.json()["field"] == "puzzle", answer.text
+    request_id = answer.headers["X-Request-ID"]
+    wait_for(lambda: request_id in gevent_web.log(), 5)
+    assert "Traceback" not in gevent_web.log()
+    json_lines(gevent_web.log())  # every line is still one JSON object
 
 
 def test_a_trusted_proxy_passes_its_request_id_on(proxied_web: WebServer) -> None:
