@@ -32,7 +32,7 @@ from .lua import Arg, scripts_for
 from .model import CHUNK, TERMINAL, State
 from .settings import Settings
 
-SHARD_FIELDS = ("state", "progress", "nodes", "found", "share")
+SHARD_FIELDS = ("state", "progress", "nodes", "found", "share", "truncated_reason")
 
 
 def shard_id(parent: str, index: int) -> str:
@@ -70,7 +70,9 @@ def merged(client: redis.Redis, settings: Settings, data: dict[str, str]) -> dic
         rows = pipe.execute()
     progress = nodes = found = 0.0
     unfinished = running = 0
-    for state, prog, node_count, found_count, share in rows:
+    reasons = set()
+    for state, prog, node_count, found_count, share, why in rows:
+        reasons.add(why or "")
         done = state == "succeeded"
         unfinished += state in (None, "queued", "running")
         running += state == "running"
@@ -82,7 +84,12 @@ def merged(client: redis.Redis, settings: Settings, data: dict[str, str]) -> dic
         return client.hgetall(Keys(settings.key_prefix).job(data["id"])) or data
     progress = min(progress, 1.0 - 2.0**-40)
     out = dict(data, progress=repr(progress), nodes=str(int(nodes)), found=str(int(found)))
-    out["truncated"] = "1" if found > settings.max_stored_solutions else "0"
+    # Cut short, as finish.lua will say: a shard refused to store (the job's cap, or its
+    # client's budget), or more were found than the cap; a count stores none by design.
+    cut = bool(reasons - {""}) or found > settings.max_stored_solutions
+    cut = cut and data.get("mode") != "count"
+    out["truncated"] = "1" if cut else "0"
+    out["truncated_reason"] = ("budget" if "budget" in reasons else "cap") if cut else ""
     ran, side_by_side = float(data.get("ran") or 0), max(running, 1)
     out["eta"] = out["limit_at"] = ""
     if progress > 0 and ran > 0:

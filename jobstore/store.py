@@ -117,7 +117,8 @@ class JobStore:
                 return job
             # It expired between the script and the read: this submission now creates anew.
             return self.submit(mode, puzzle, options, client=client)
-        return Job.from_hash(record)
+        # Its place in the queue, as every read of a queued job has it (one round trip).
+        return place(self.redis, self.settings, Job.from_hash(record), message)
 
     def count_request(self, client: str | None, rates: Sequence[Rate]) -> None:
         """Count a job-creating request that was refused before submit's script counted it.

@@ -87,7 +87,9 @@ def test_queued_jobs_know_their_place(
     """With no worker, queued jobs report positions; a small job goes ahead of a big one."""
     store = store_factory(fresh_settings())
     big = store.submit("enumerate", *HUGE)
+    assert big.queue_position == 1 and big.expected_start is not None  # the submit's answer
     small = [store.submit("enumerate", p) for p in ("ODD + ODD = EVEN", "TO + GO = OUT")]
+    assert [job.queue_position for job in small] == [1, 2]
     positions = [store.get(job.id).queue_position for job in (*small, big)]
     assert positions == [1, 2, 3]
     waiting = store.get(big.id)

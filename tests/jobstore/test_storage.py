@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from jobstore import JobStore, Settings, State, StorageFull
+from jobstore import Job, JobStore, Settings, State, StorageFull
 from tests.support.puzzles import engine_list
 
 # 290,304 solutions over 12 shards (base 11).
@@ -95,3 +95,23 @@ def test_new_enumerations_are_refused_near_maxmemory(
         assert store.submit("solve", "ABC + DEF = GHI").state is State.QUEUED
     finally:
         store.redis.config_set("maxmemory", "0")
+
+
+def test_a_running_sharded_job_says_its_client_budget_cut_its_list(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, wait_job: Any
+) -> None:
+    """While the shards run, the parent's status names the budget (not the cap, not nothing)."""
+    settings = fresh_settings(shard_threshold=1_000, shard_count=12, max_stored_per_client=1_000)
+    store = JobStore(settings)
+    worker_factory(settings, "enumerate")
+    job = store.submit("enumerate", "A + B + C + D = E + F + G + H", {"base": 12}, client="c1")
+
+    def cut(seen: Job) -> bool:
+        return seen.done or (seen.shards > 0 and seen.truncated)
+
+    running = wait_job(store, job.id, cut, timeout=60)
+    store.cancel(job.id)
+    assert running.state is State.RUNNING, running.to_dict()
+    assert running.to_dict()["truncated_reason"] == "budget"
+    ended = wait_job(store, job.id)
+    assert ended.truncated and ended.truncated_reason == "budget"
