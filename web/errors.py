@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from flask import Flask, Response, current_app, render_template, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import Forbidden, HTTPException
 
 from jobstore import RateLimited, StorageFull, Unavailable
 from web.problems import TITLES, ApiProblem, problem
@@ -15,15 +15,30 @@ log = logging.getLogger(__name__)
 JSON_PATHS = ("/api/", "/admin/api/", "/healthz", "/readyz")
 
 
+class Refusal(Forbidden):
+    """A page's 403 with its own reason, already in the page's language (the error page's
+    stock 403 sentence is about the form's security token)."""
+
+    def __init__(self, reason: str) -> None:
+        """Keep the reason to show."""
+        super().__init__(description=reason)
+        self.reason = reason
+
+
 def error_response(
-    status: int, detail: str, headers: dict[str, str] | None = None, title: str = ""
+    status: int,
+    detail: str,
+    headers: dict[str, str] | None = None,
+    title: str = "",
+    reason: str = "",
 ) -> Response:
-    """Answer an error as problem+json on JSON paths, as the error page otherwise."""
+    """Answer an error as problem+json on JSON paths, as the error page otherwise (saying
+    `reason` when given, else the status's own sentence)."""
     headers = headers or {}
     if request.path.startswith(JSON_PATHS):
         return problem(status, detail, headers=headers)
     title = title or TITLES.get(status, "Error")
-    page = render_template("error.html", status=status, title=title, detail=detail)
+    page = render_template("error.html", status=status, title=title, detail=detail, reason=reason)
     return Response(page, status=status, headers=headers)
 
 
@@ -46,7 +61,8 @@ def _http_error(exc: HTTPException) -> Response:
         detail = f"{request.method} is not allowed on {request.path}."
     else:
         detail = str(exc.description)
-    return error_response(status, detail, headers, title=exc.name)
+    reason = exc.reason if isinstance(exc, Refusal) else ""
+    return error_response(status, detail, headers, title=exc.name, reason=reason)
 
 
 def _rate_limited(exc: RateLimited) -> Response:

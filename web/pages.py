@@ -19,6 +19,7 @@ from werkzeug.wrappers import Response
 from alphametic import PuzzleError
 from jobstore import Job, Mode, NotHeld, OptionsError, TooManyJobs
 from web import estimates, forms, jobtext
+from web.errors import Refusal
 from web.i18n import _, _l, duration, number
 from web.jobview import (
     QUEUE_FULL_RETRY,
@@ -203,7 +204,7 @@ def cancel_job(job_id: str) -> Response:
     try:
         found = store().cancel(canonical, client_id()) if canonical else None
     except NotHeld:
-        abort(403, description=_("Other people submitted this job: only they can cancel it."))
+        raise Refusal(_("Other people submitted this job: only they can cancel it.")) from None
     if found is None:
         abort(404, description="No job with this id (it may have expired).")
     return redirect(url_for("pages.job_page", job_id=canonical), code=303)

@@ -42,6 +42,9 @@ def test_a_shared_running_job_runs_on_until_its_last_holder_cancels(
         assert_problem(c.delete(f"/api/jobs/{first['id']}"), 403)
         page = c.post(f"/jobs/{first['id']}/cancel?lang=ja", data={"csrf_token": token(c)})
         assert page.status_code == 403 and "取り消せるのは送信した人だけ" in page.text
+        assert "security token" not in page.text and "セキュリティ" not in page.text
+        english = c.post(f"/jobs/{first['id']}/cancel?lang=en", data={"csrf_token": token(c)})
+        assert "only they can cancel it" in english.text and "security token" not in english.text
         assert b.get(f"/api/jobs/{first['id']}").get_json()["state"] in ("queued", "running")
         ended = a.post(f"/api/jobs/{first['id'].upper()}/cancel")  # an id in upper case
         assert ended.status_code == 200
