@@ -68,7 +68,7 @@ def test_a_stopped_worker_hands_its_job_back_and_it_resumes(
     else:
         os.killpg(worker.pid, signal.SIGINT)
     stopped_at = time.monotonic()
-    worker.proc.wait(10)
+    worker.proc.wait(30)
     took = time.monotonic() - stopped_at
     back = store.get(job.id)
     assert back is not None and back.state is State.QUEUED, back
@@ -91,7 +91,7 @@ def test_a_sharded_job_survives_a_stop(
     settings = fresh_settings(shard_threshold=1_000, shard_count=12)
     store, worker, job = under_way(settings, worker_factory, store_factory, 0.2)
     worker.proc.send_signal(signal.SIGTERM)
-    worker.proc.wait(10)
+    worker.proc.wait(30)
     assert store.get(job.id).state is State.RUNNING  # type: ignore[union-attr]
     worker_factory(settings, "enumerate")
     done = wait_job(store, job.id, timeout=60)
@@ -199,7 +199,7 @@ def test_an_idle_worker_stops_at_once(
     ):
         worker: WorkerProcess = worker_factory(settings, "solve")
         send(worker)
-        worker.proc.wait(10)
+        worker.proc.wait(30)
         assert not worker.alive()
 
 
