@@ -19,11 +19,23 @@
     counter.textContent = pattern.replace(/%\((\w+)\)s/g, function (_, k) { return values[k]; });
   }
 
+  // A disabled button loses focus to <body>, and keyboard and screen-reader users lose their
+  // place: move it first to the step they are to read (focusable by script only).
+  function keepFocus(step) {
+    var active = document.activeElement;
+    if (active !== next && active !== all) { return; }
+    step.tabIndex = -1;
+    step.focus();
+  }
+
   function reveal(upTo) {
+    var first = shown;
     for (var i = shown; i < upTo; i++) { steps[i].hidden = false; }
     shown = upTo;
     say();
     if (shown >= steps.length) {
+      // "Next step" leads on to the last step, "Show all" to the first one it revealed.
+      keepFocus(document.activeElement === all ? steps[first] : steps[shown - 1]);
       next.disabled = true;
       all.disabled = true;
     }

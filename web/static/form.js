@@ -12,4 +12,8 @@
   }
   for (var i = 0; i < radios.length; i++) { radios[i].addEventListener("change", follow); }
   follow();
+  // Back to this page, the browser puts the last checked mode back after this script ran
+  // (it fires no change event for that); pageshow comes after the restore, and on every
+  // return from the back/forward cache.
+  window.addEventListener("pageshow", follow);
 }());
