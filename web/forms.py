@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
 from werkzeug.datastructures import MultiDict
@@ -12,7 +14,7 @@ from jobstore.admission import OptionValueError
 from web import puzzle_errors
 from web.bodies import whole_number
 from web.estimates import parse_fixed
-from web.i18n import _, _l
+from web.i18n import _, _l, locale_tag
 
 DEFAULT_FORM = {
     "puzzle": "",
@@ -32,6 +34,22 @@ POLICIES = [
     ("every-word", _l("No word may start with 0, not even a one-letter word")),
     ("allow", _l("Any word may start with 0")),
 ]
+
+# Why fixed digits cannot hold together, as the engine words it (alphametic.options and
+# web.estimates), and how to say it in the page's language; the whole message must match.
+CONFLICTS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (re.compile(r"letter (\w) is fixed twice, to (\d+) and (\d+)"),
+     lambda m: _("%(letter)s is given two digits, %(first)s and %(second)s.",
+                 letter=m.group(1), first=m.group(2), second=m.group(3))),
+    (re.compile(r"letters (\w) and (\w) are both fixed to (\d+)"),
+     lambda m: _("%(first)s and %(second)s are both fixed to %(digit)s, but different letters "
+                 "stand for different digits.",
+                 first=m.group(1), second=m.group(2), digit=m.group(3))),
+    (re.compile(r"(\w) cannot be fixed to 0: it starts a word and the leading-zero policy is .+"),
+     lambda m: _("%(letter)s cannot be 0: it starts a word, and the chosen rule for leading "
+                 "zeros does not allow that.",
+                 letter=m.group(1))),
+]  # fmt: skip
 
 
 def modes() -> list[tuple[str, str, str]]:
@@ -83,7 +101,7 @@ def option_message(exc: OptionsError) -> str:
     if reason == "missing":
         return _("%(letter)s does not occur in the puzzle, so it cannot be fixed.", **params)
     if reason == "conflict":
-        return _("These fixed digits cannot all hold (%(detail)s).", detail=str(exc))
+        return conflict_message(str(exc))
     messages = {
         "options.base": _("The base must be a whole number from 2 to 36."),
         "options.leading_zeros": _("Choose one of the rules for leading zeros in the list."),
@@ -91,6 +109,20 @@ def option_message(exc: OptionsError) -> str:
         "mode": _("Choose what to find: one solution, every solution or the count."),
     }
     return messages.get(".".join(exc.field.split(".")[:2]), str(exc))
+
+
+def conflict_message(detail: str) -> str:
+    """Why the fixed digits cannot all hold, in the page's language.
+
+    English keeps the engine's own words; an unknown reason is kept in English inside a
+    translated sentence, so nothing is lost when the engine adds one.
+    """
+    if locale_tag() != "en":
+        for pattern, spoken in CONFLICTS:
+            found = pattern.fullmatch(detail)
+            if found:
+                return spoken(found)
+    return _("These fixed digits cannot all hold (%(detail)s).", detail=detail)
 
 
 def puzzle_message(exc: PuzzleError) -> str:

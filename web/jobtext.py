@@ -11,7 +11,7 @@ from typing import Any
 
 from jobstore import Job, Mode, State
 from web.forms import MODE_LABELS
-from web.i18n import _, _l, duration, ngettext, number, percent
+from web.i18n import _, _l, duration, locale_tag, ngettext, number, percent
 
 STATE_LABELS = {
     "queued": _l("Queued"),
@@ -50,6 +50,15 @@ def clock(value: Any) -> str:
     return moment.strftime("%H:%M UTC") if moment else ""
 
 
+def sentence_gap() -> str:
+    """What goes between two sentences of one line in the page's language.
+
+    Japanese runs sentences on after their 。 with no space; Thai marks the end of a sentence
+    with a space, as English does.
+    """
+    return "" if locale_tag().startswith("ja") else " "
+
+
 def queue_text(info: dict[str, Any]) -> str:
     """Where a queued job stands: its place in the queue and when it should start, if known."""
     parts = [_("Waiting for a worker.")]
@@ -60,7 +69,7 @@ def queue_text(info: dict[str, Any]) -> str:
         parts.append(_("Expected to start in about %(wait)s.", wait=duration(start)))
     elif _moment(start):
         parts.append(_("Expected to start at about %(time)s.", time=clock(start)))
-    return " ".join(parts)
+    return sentence_gap().join(parts)
 
 
 def at_limit(job: Job, eta: float | None) -> float:
@@ -133,6 +142,7 @@ def js_strings(limit: float) -> dict[str, Any]:
         "m": _("%(m)s min", m=keep["m"]),
         "s": _("%(s)s s", s=keep["s"]),
         "unknown": _("unknown"),
+        "gap": sentence_gap(),
         "queued": _("Waiting for a worker."),
         "position": _("Number %(pos)s in the queue.", pos=keep["pos"]),
         "start_in": _("Expected to start in about %(wait)s.", wait=keep["wait"]),

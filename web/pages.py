@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import (
     Blueprint,
@@ -171,6 +172,7 @@ def job_page(job_id: str) -> Any:
         policy_label=forms.policy_label(str(job.options.get("leading_zeros", "multi-letter"))),
         status_line=jobtext.status_line(job, info),
         eta_text=jobtext.eta_text(job, info, settings.soft_limit(job.mode)),
+        sentence_gap=jobtext.sentence_gap(),
         strings=jobtext.js_strings(settings.soft_limit(job.mode)),
         answer=answer_of(job, _picked(job, page_no, items, total)),
         rows=solution_rows(job, items, offset),
@@ -208,6 +210,33 @@ def cancel_job(job_id: str) -> Response:
     if found is None:
         abort(404, description="No job with this id (it may have expired).")
     return redirect(url_for("pages.job_page", job_id=canonical), code=303)
+
+
+@bp.app_context_processor
+def _language_links() -> dict[str, Any]:
+    """Give every page (base.html's language switcher) language_url."""
+    return {"language_url": language_url}
+
+
+def language_url(code: str) -> str:
+    """This page in language `code`: its query string kept, only ?lang= replaced.
+
+    A page drawn by a POST (the form re-shown with an error, a refused cancel) has no address
+    to load again: a GET of /jobs is a 405. Its link goes to the form filled in with what was
+    sent, to the job page, or else home.
+    """
+    if request.method in ("GET", "HEAD"):
+        query = [(k, v) for k, v in request.args.items(multi=True) if k != "lang"]
+        return "?" + urlencode([*query, ("lang", code)])
+    if request.endpoint == "pages.create_job":
+        values: dict[str, Any] = forms.form_values(request.form)
+        if request.form.get("instead") == "count":
+            values["mode"] = "count"  # the form came back for the count it was asked for
+        return url_for("pages.index", **values, lang=code)
+    job_id = (request.view_args or {}).get("job_id")
+    if job_id:
+        return url_for("pages.job_page", job_id=job_id, lang=code)
+    return url_for("pages.index", lang=code)
 
 
 @bp.app_template_filter("digit")

@@ -49,7 +49,7 @@
     var start = job.expected_start;
     if (typeof start === "number" && start < 1e8) { parts.push(fill(t.start_in, { wait: duration(start) })); }
     else if (start) { parts.push(fill(t.start_at, { time: clockTime(start) })); }
-    return parts.join(" ");
+    return parts.join(t.gap);  // no space between Japanese sentences
   }
 
   function statusLine(job) {
