@@ -77,12 +77,13 @@ class Attempt:
             # As worker/celery_app.hard_limit: never within the soft limit's backstop.
             limits = self.settings
             hard_limit = max(max(limits.hard_limit(m), limits.soft_limit(m) + 4.0) for m in modes)
-        soft_limit = max(self.settings.soft_limit(m) for m in modes)
+        soft_limit = max(self.settings.search_budget(m) for m in modes)
+        shared = max(self.settings.search_budget(m, sharded=True) for m in modes)
         now = time.time()
         lease = now + self.settings.lease_seconds
         args: list[Arg] = [repr(now), repr(lease), holder, self.settings.max_attempts]
         args += [self.settings.ttl, self.job_id, "1" if force else "0", repr(hard_limit)]
-        args += [self.names.finished, CHUNK, repr(soft_limit)]
+        args += [self.names.finished, CHUNK, repr(soft_limit), repr(shared)]
         # The job leaves the waiting set of its queue's lanes (its mode: the task's).
         waiting = self.names.waitings(mode) if mode is not None else []
         keys = [*self.keys, self.names.queued, *waiting]

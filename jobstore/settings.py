@@ -133,6 +133,12 @@ class Settings:
         """Soft time limit in seconds for jobs of this mode (the field {queue}_soft_limit)."""
         return float(getattr(self, f"{Mode(mode).queue}_soft_limit"))
 
+    def search_budget(self, mode: Mode | str, *, sharded: bool = False) -> float:
+        """Seconds of search a job may use over all its runs: its soft limit; a sharded job's
+        shards, searching side by side, share that much per shard it may run at once
+        (`shard_window`): the most search it could do within its limit running that wide."""
+        return self.soft_limit(mode) * (self.shard_window if sharded else 1)
+
     def hard_limit(self, mode: Mode | str) -> float:
         """Hard time limit in seconds for jobs of this mode (the field {queue}_hard_limit)."""
         return float(getattr(self, f"{Mode(mode).queue}_hard_limit"))

@@ -58,7 +58,8 @@ def merged(client: redis.Redis, settings: Settings, data: dict[str, str]) -> dic
 
     The ETA is the search time still needed at the job's rate of progress per second of search,
     spread over the shards running now (at least one); it never passes the time limit: when
-    the job's search time left (the limit less its `ran`) runs out first at that pace,
+    the job's search time left (its budget, Settings.search_budget, less its `ran`) runs out
+    first at that pace,
     limit_at says when.
     """
     if data.get("state") != "running":
@@ -94,7 +95,8 @@ def merged(client: redis.Redis, settings: Settings, data: dict[str, str]) -> dic
     out["eta"] = out["limit_at"] = ""
     if progress > 0 and ran > 0:
         eta = ran * (1 - progress) / progress / side_by_side
-        left = max(0.0, settings.soft_limit(data["mode"]) - ran) / side_by_side
+        budget = settings.search_budget(data["mode"], sharded=True)
+        left = max(0.0, budget - ran) / side_by_side
         if eta > left:
             eta = left
             out["limit_at"] = repr(time.time() + left)

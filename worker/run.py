@@ -75,10 +75,12 @@ class Run:
         self.yield_to = 0  # lanes whose waiting jobs this run gives its worker to
 
     def limit_by(self, job_ran: float) -> None:
-        """A shard's limit: what its whole job has left of its search time, all shards' search
-        counted (the parent's `ran`, which every shard's progress write adds to). Shards running
-        side by side use it up together, so each learns of the others at its next write."""
-        self.deadline = time.monotonic() + self.settings.soft_limit(self.job.mode) - job_ran
+        """A shard's limit: what its whole job has left of its search budget (Settings.
+        search_budget), all shards' search counted (the parent's `ran`, which every shard's
+        progress write adds to). Shards running side by side use it up together, so each
+        learns of the others at its next write."""
+        budget = self.settings.search_budget(self.job.mode, sharded=True)
+        self.deadline = time.monotonic() + budget - job_ran
 
     def load_grid(self) -> None:
         """Start from the grid counts stored with the checkpoint."""

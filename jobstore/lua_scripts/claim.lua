@@ -7,10 +7,11 @@
 -- ARGV: now, lease_until, holder, max_attempts, ttl, job_id, force ("1" = ignore a live lease),
 --       hard_limit (Celery kills a run this long after its task started), the finished
 --       channel, chunk (solutions per list element), soft_limit (seconds of search a job may
---       use, over all its runs; a shard's count towards its parent's).
+--       use, over all its runs), the search budget a sharded job's shards share
+--       (Settings.search_budget; a shard's search counts towards its parent's).
 -- A job taken over from a lost run ends failed "time limit" only when its search time is used
 -- up: its `ran` (written with every checkpoint; a shard's job: the parent's `ran`, the sum of
--- its shards') reached soft_limit, or the lost run was seen writing (its lease, renewed with
+-- its shards') reached its budget, or the lost run was seen writing (its lease, renewed with
 -- every write) until its hard limit was nearly over, which only a run Celery killed there
 -- does. Time the job spent queued, stopped or with no worker at all counts for neither.
 -- Returns {status, attempt, lease, holder, record}; status: run | done | gone | busy | canceled |
@@ -39,14 +40,17 @@ if state == 'running' then
   if ARGV[7] ~= '1' and tonumber(s[4] or '0') > tonumber(now) then
     return {'busy', attempt, s[4], s[5] or ''}
   end
-  local used = tonumber(s[16] or '0') or 0
-  if parent then used = tonumber(redis.call('HGET', parent, 'ran') or '0') or 0 end
+  local used, budget = tonumber(s[16] or '0') or 0, tonumber(ARGV[11])
+  if parent then
+    used = tonumber(redis.call('HGET', parent, 'ran') or '0') or 0
+    budget = tonumber(ARGV[12])
+  end
   -- The lost run's last write: its lease less the lease's length (this claim's own).
   local wrote = tonumber(s[4] or '0') - (tonumber(ARGV[2]) - tonumber(now))
   local margin = math.min(2, tonumber(ARGV[8]) / 10)
   -- (A split job's own run only split it: its shards keep its time.)
   local split = s[17] and s[17] ~= ''
-  if not split and (used >= tonumber(ARGV[11]) or (s[6] and s[6] ~= '' and
+  if not split and (used >= budget or (s[6] and s[6] ~= '' and
       wrote - tonumber(s[6]) >= tonumber(ARGV[8]) - margin)) then
     return finish('failed', 'time limit')
   end

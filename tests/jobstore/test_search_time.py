@@ -15,8 +15,11 @@ from jobstore.shards import shard_id
 
 
 def setup(fresh_settings: Callable[..., Settings], store_factory: Any) -> tuple[JobStore, Any]:
-    """A store no worker serves (limits: soft 4 s, hard 8 s) and a decoded client."""
-    settings = fresh_settings(enumerate_soft_limit=4, enumerate_hard_limit=8, lease_seconds=2)
+    """A store no worker serves (limits: soft 4 s, hard 8 s; one shard at a time, so a sharded
+    job's shards share 4 s too) and a decoded client."""
+    settings = fresh_settings(
+        enumerate_soft_limit=4, enumerate_hard_limit=8, lease_seconds=2, shard_window=1
+    )
     store = store_factory(settings, wait_leftovers=False)
     return store, redis.Redis.from_url(settings.redis_url, decode_responses=True)
 
@@ -104,3 +107,13 @@ def test_shards_add_their_search_time_up_in_their_parent(
     claim = Attempt(client, store.settings, shards[0]).claim("c|x|3", mode=Mode.ENUMERATE)
     assert (claim.status, claim.attempt) == ("failed", 2), claim
     assert client.hmget(keys.job(shards[0]), "state", "error") == ["failed", "time limit"]
+
+
+def test_a_sharded_jobs_budget_is_its_limit_per_shard_it_may_run_at_once(
+    fresh_settings: Callable[..., Settings],
+) -> None:
+    """Running as wide as its window, a sharded job searches as long as its limit allows."""
+    settings = fresh_settings(enumerate_soft_limit=30, enumerate_hard_limit=40, shard_window=3)
+    assert settings.search_budget(Mode.ENUMERATE) == 30
+    assert settings.search_budget(Mode.ENUMERATE, sharded=True) == 90
+    assert settings.search_budget(Mode.COUNT, sharded=True) == 90  # counts use enumerate's
