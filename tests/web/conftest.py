@@ -12,6 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from jobstore import JobStore, Settings
+from tests.support.browser import launch
 from tests.support.processes import WebServer, WorkerProcess
 from tests.support.web import make_app
 
@@ -86,3 +87,13 @@ def artifacts() -> Path:
     """The folder for screenshots (git-ignored)."""
     _artifacts()
     return ARTIFACTS
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Debian chromium per test module (skipped without Playwright or chromium)."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if not Path("/usr/bin/chromium").exists():
+        pytest.skip("chromium is not installed")
+    with launch(playwright_api) as chromium:
+        yield chromium

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,6 @@ from tests.support.browser import (
     NARROW,
     WIDE,
     horizontal_overflow,
-    launch,
     new_tab,
     serious_violations,
 )
@@ -24,15 +22,6 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LANGS = ["en", "ja", "th"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One headless Debian chromium for the module."""
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("chromium is not installed")
-    with launch(playwright_api) as chromium:
-        yield chromium
 
 
 def finished_job(url: str, puzzle: str, mode: str, base: int = 10) -> str:

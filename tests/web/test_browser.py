@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.support.browser import NARROW, launch, new_tab
+from tests.support.browser import NARROW, new_tab
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -18,15 +18,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 XSS = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "javascript:alert(1)"]
 DONE = "#job[data-done='true']"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One headless Debian chromium for the module."""
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("chromium is not installed")
-    with launch(playwright_api) as chromium:
-        yield chromium
 
 
 @pytest.fixture()

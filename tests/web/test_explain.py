@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +13,7 @@ from jsonschema import Draft202012Validator
 from markupsafe import escape
 
 from jobstore import JobStore
-from tests.support.browser import launch, new_tab
+from tests.support.browser import new_tab
 from tests.support.processes import wait_job
 from tests.support.web import assert_problem
 from web import explain as web_explain
@@ -186,16 +184,6 @@ def test_case_steps_are_indented_and_dead_ends_marked(
     assert 'class="step depth-1"' in page and 'class="step depth-2 fail"' in page
     assert '<span class="case">If A = 4, c1 = 0:</span>' in page
     assert '<span class="dead-end">Dead end</span>' in page
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One headless Debian chromium for the browser tests of this module."""
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("chromium is not installed")
-    with launch(playwright_api) as chromium:
-        yield chromium
 
 
 @pytest.mark.browser

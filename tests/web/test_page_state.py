@@ -9,8 +9,6 @@ from __future__ import annotations
 import dataclasses
 import html
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -19,7 +17,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from jobstore import JobStore, State
-from tests.support.browser import horizontal_overflow, launch, new_tab
+from tests.support.browser import horizontal_overflow, new_tab
 from tests.support.processes import wait_job
 from tests.support.web import submit_form
 from web import jobtext, pages
@@ -175,16 +173,6 @@ def test_queue_sentences_are_joined_as_the_language_writes(app: Flask, lang: str
 
 
 # Browser tests: the behaviour is JavaScript's and CSS's.
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One headless Debian chromium for the module."""
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("chromium is not installed")
-    with launch(playwright_api) as chromium:
-        yield chromium
 
 
 @pytest.mark.browser

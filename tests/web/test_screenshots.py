@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.support.browser import launch, new_tab
+from tests.support.browser import new_tab
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -20,15 +20,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LANGS = ["en", "ja", "th"]
 TALL = {"width": 1280, "height": 1000}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One headless Debian chromium for the module."""
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("chromium is not installed")
-    with launch(playwright_api) as chromium:
-        yield chromium
 
 
 @pytest.fixture(scope="module")
