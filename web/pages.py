@@ -15,6 +15,7 @@ from flask import (
     send_from_directory,
     url_for,
 )
+from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
 from alphametic import PuzzleError
@@ -229,8 +230,12 @@ def language_url(code: str) -> str:
         query = [(k, v) for k, v in request.args.items(multi=True) if k != "lang"]
         return "?" + urlencode([*query, ("lang", code)])
     if request.endpoint == "pages.create_job":
-        values: dict[str, Any] = forms.form_values(request.form)
-        if request.form.get("instead") == "count":
+        try:
+            sent = request.form
+        except HTTPException:  # the error page of a body refused unread (413): nothing to keep
+            return url_for("pages.index", lang=code)
+        values: dict[str, Any] = forms.form_values(sent)
+        if sent.get("instead") == "count":
             values["mode"] = "count"  # the form came back for the count it was asked for
         return url_for("pages.index", **values, lang=code)
     job_id = (request.view_args or {}).get("job_id")

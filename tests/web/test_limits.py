@@ -27,6 +27,7 @@ def test_form_body_over_cap_is_413_page(web_settings: Any) -> None:
     client = make_app(web_settings, MAX_CONTENT_LENGTH=1024).test_client()
     response = client.post("/jobs", data={"puzzle": "A" * 2000, "csrf_token": "x"})
     assert response.status_code == 413 and response.mimetype == "text/html"
+    assert 'href="/?lang=ja"' in response.text  # the language links lead home: nothing to keep
 
 
 def test_puzzle_length_cap(client: FlaskClient) -> None:
