@@ -115,30 +115,33 @@ def test_messages_popped_by_a_host_cut_off_while_idle_are_sent_again_not_judged_
     worker_factory: Any,
     store_factory: Any,
 ) -> None:
-    """Jobs sent right after an idle host's link goes down all succeed on the other host.
+    """Jobs sent right after an idle host's link went down all succeed, on another host.
 
-    The cut-off worker sits in a blocking pop; Redis hands it the first message sent and
-    writes the reply into a dead link, so the message is in no queue and in no worker's
-    unacknowledged set, as after a purge. Its worker went silent since, so the message is
-    sent again instead of its job being canceled "purged".
+    The cut-off worker sits in a blocking pop, the only one waiting; Redis hands it the first
+    message sent and writes the reply into the dead link, so the message is in no queue and in
+    no worker's unacknowledged set, as after a purge. Its worker went silent since, so the
+    message is sent again instead of its job being canceled "purged".
     """
     server = redis_factory()
     settings = fresh_settings(lease_seconds=LEASE, heartbeat_interval=HEARTBEAT)
     settings = settings.replace(redis_url=server.url)
     hosts = {name: network.add(name) for name in ("hosta", "hostb")}
     network.serve(server)
-    workers = {
-        name: worker_factory(host.settings(settings), "solve", name=f"w@{name}", wrap=host.wrap())
-        for name, host in hosts.items()
-    }
+    worker_factory(
+        hosts["hosta"].settings(settings), "solve", name="w@hosta", wrap=hosts["hosta"].wrap()
+    )
     store = store_factory(settings)
-    time.sleep(2 * HEARTBEAT)  # both workers beat and wait in their pops
+    time.sleep(2 * HEARTBEAT)  # it beats and waits in its pop
     hosts["hosta"].cut()
     jobs = [store.submit("solve", puzzle) for puzzle in SMALL]
+    other = worker_factory(
+        hosts["hostb"].settings(settings), "solve", name="w@hostb", wrap=hosts["hostb"].wrap()
+    )
     ended = [wait_job(store, job.id, timeout=60) for job in jobs]
     assert [(j.state, j.error) for j in ended] == [(State.SUCCEEDED, None)] * len(SMALL), [
         j.to_dict() for j in ended
     ]
     assert {host_of(j.holder) for j in ended} == {"hostb"}
-    # The cut-off worker did take a message (Redis serves the longest-blocked pop first).
-    assert "queue is empty: message sent again" in workers["hostb"].log()
+    # Whether the cut-off pop took a message depends on where its 1 s pop cycle stood at the
+    # cut (it did in most runs); test_redis.py's lost-worker test forces that case.
+    assert "purged" not in other.log()

@@ -18,6 +18,7 @@ import requests
 
 from jobstore import JobStore, Mode, Settings, State
 from jobstore.model import TURNS
+from jobstore.workers import beat
 from tests.support.chaos import (
     MEDIUM,
     SHARDED,
@@ -55,7 +56,12 @@ def test_redis_restart_loses_nothing_and_runs_nothing_twice(
     store: JobStore = store_factory(mine)
     jobs = [store.submit("enumerate", *puzzle) for puzzle in [MEDIUM, SHARDED, *SMALL]]
     jobs += [store.submit("solve", *puzzle) for puzzle in SOLVES]
-    outcome = restart_redis(server, store, [job.id for job in jobs])
+    try:
+        outcome = restart_redis(server, store, [job.id for job in jobs])
+    except TimeoutError as stuck:  # say what the worker did, to tell a stuck consumer apart
+        raise AssertionError(
+            f"{stuck}\n--- worker log (tail)\n{workers[0].log()[-8000:]}"
+        ) from None
     assert [job.state for job in outcome.jobs] == [State.SUCCEEDED] * len(jobs), [
         (job.puzzle, job.options, job.state, job.error) for job in outcome.jobs
     ]
@@ -198,6 +204,27 @@ def test_job_whose_message_was_lost_is_sent_again(
     assert park(broker, store, store.keys.lane(Mode.SOLVE, 0)) == 1
     worker = worker_factory(mine, "solve")
     (done,) = wait_done(store, [job.id], 20)
+    assert done.state is State.SUCCEEDED and done.attempt == 1, done.to_dict()
+    assert f"job {job.id} queued but its queue is empty: message sent again" in worker.log()
+
+
+def test_a_message_taken_by_a_worker_lost_since_is_sent_again_not_judged_purged(
+    fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
+) -> None:
+    """A worker popped the job's message and was lost before it could park it (its link cut
+    mid-pop, or killed): the message is nowhere, as after a purge, but that worker went silent
+    since it was sent, so the sweep sends it again and the job succeeds."""
+    mine = fresh_settings()
+    store: JobStore = store_factory(mine)
+    broker = redis.Redis.from_url(mine.redis_url)
+    # A message sent within a second or so of Redis starting is sent again as one a restart
+    # may have lost (resend.lua): not the case this test is about.
+    wait_until(lambda: int(broker.info("server")["uptime_in_seconds"]) >= 3, 10, "Redis up 3 s")
+    beat(broker, mine, "lost@elsewhere", ["solve"])  # alive when the message goes out
+    job = store.submit("solve", "SEND + MORE = MONEY", {"base": 13})
+    assert broker.rpop(store.keys.lane(Mode.SOLVE, 0)) is not None  # ...and takes it, then dies
+    worker = worker_factory(mine, "solve")
+    (done,) = wait_done(store, [job.id], 30)
     assert done.state is State.SUCCEEDED and done.attempt == 1, done.to_dict()
     assert f"job {job.id} queued but its queue is empty: message sent again" in worker.log()
 
