@@ -9,8 +9,8 @@ or not Redis heard the ack: it stays in the broker's unacknowledged set, and a l
 of it changes nothing (the job record says what became of the job).
 
 On a lost connection kombu closes the channel and puts back the messages it took but did not
-acknowledge; a task that outlived a Sentinel failover acknowledges its message on that old
-channel. Both rebuilt the channel's pool from a connection already torn down, and the
+acknowledge; a task that outlived a Redis restart or a Sentinel failover acknowledges its
+message on that old channel. Both rebuilt the channel's pool from a connection already torn down, and the
 AttributeError ('NoneType' object has no attribute 'hostname' / 'client') was fatal to the
 worker. Here they meet a connection error instead, which kombu and Celery expect ("Couldn't
 ack").
@@ -63,8 +63,22 @@ class QoS(kombu_redis.QoS):  # type: ignore[misc]
         super().restore_unacked(client)
 
 
-class Channel(kombu_redis.Channel):  # type: ignore[misc]
-    """kombu's Redis channel with the QoS above."""
+class GuardedPool:
+    """For a kombu Redis channel: no pool rebuilt on a dead connection. A task that outlived a
+    Redis restart or failover acks on the channel the reconnect closed; kombu's pool lookup
+    raised an AttributeError there ("Unrecoverable error": the worker consumed nothing more)."""
+
+    connection: Any
+
+    def _get_pool(self, asynchronous: bool = False) -> Any:
+        """kombu's pool, or a connection error once the channel's connection is torn down."""
+        if torn_down(self.connection):
+            raise redis.exceptions.ConnectionError("this broker channel's connection is closed")
+        return super()._get_pool(asynchronous)  # type: ignore[misc]
+
+
+class Channel(GuardedPool, kombu_redis.Channel):  # type: ignore[misc]
+    """kombu's Redis channel with the QoS and the pool guard above."""
 
     QoS = QoS
 
@@ -75,16 +89,10 @@ class Transport(kombu_redis.Transport):  # type: ignore[misc]
     Channel = Channel
 
 
-class SentinelChannel(kombu_redis.SentinelChannel):  # type: ignore[misc]
-    """kombu's Sentinel channel: the QoS above, and no pool rebuilt on a dead connection."""
+class SentinelChannel(GuardedPool, kombu_redis.SentinelChannel):  # type: ignore[misc]
+    """kombu's Sentinel channel with the QoS and the pool guard above."""
 
     QoS = QoS
-
-    def _get_pool(self, asynchronous: bool = False) -> Any:
-        """kombu's pool, or a connection error once the channel's connection is torn down."""
-        if torn_down(self.connection):
-            raise redis.exceptions.ConnectionError("this broker channel's connection is closed")
-        return super()._get_pool(asynchronous)
 
 
 class SentinelTransport(kombu_redis.SentinelTransport):  # type: ignore[misc]
