@@ -10,10 +10,10 @@ of it changes nothing (the job record says what became of the job).
 
 On a lost connection kombu closes the channel and puts back the messages it took but did not
 acknowledge; a task that outlived a Redis restart or a Sentinel failover acknowledges its
-message on that old channel. Both rebuilt the channel's pool from a connection already torn down, and the
-AttributeError ('NoneType' object has no attribute 'hostname' / 'client') was fatal to the
-worker. Here they meet a connection error instead, which kombu and Celery expect ("Couldn't
-ack").
+message on that old channel. Both rebuilt the channel's pool from a connection already torn
+down, and the AttributeError ('NoneType' object has no attribute 'hostname' / 'client') was
+fatal to the worker. Here they meet a connection error instead, which kombu and Celery expect
+("Couldn't ack").
 """
 
 from __future__ import annotations
