@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from alphametic.cli import main
-from tests.support.cli import SCRIPT, default_sigint, json_lines, run
+from tests.support.cli import SCRIPT, default_sigint, json_lines, reaped, run
 
 SEND = {"D": 7, "E": 5, "M": 1, "N": 6, "O": 0, "R": 8, "S": 9, "Y": 2}
 
@@ -180,15 +180,11 @@ def test_progress_bar_on_a_terminal_and_ctrl_c() -> None:
         preexec_fn=default_sigint,
     )
     os.close(follower)
-    try:
+    with reaped(proc):
         shown = _read_until(leader, b"[#")  # the bar fills as the lazy runs go out
         proc.send_signal(signal.SIGINT)
         shown += _read_until(leader, None)
         assert proc.wait(timeout=60) == 130
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
         os.close(leader)
     assert b"%" in shown and b"[#" in shown and b"ETA " in shown
     assert b"\r\x1b[Kalphametic: interrupted after " in shown  # bar erased, then the message
@@ -311,15 +307,11 @@ def test_ctrl_c_during_count_prints_the_count_so_far() -> None:
         stderr=subprocess.PIPE,
         preexec_fn=default_sigint,
     )
-    try:
+    with reaped(proc):
         assert proc.stderr is not None
         proc.stderr.readline()  # counting is under way
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == 130
     text = out.decode()
     assert text.endswith(" solutions so far (interrupted)\n"), text
@@ -343,15 +335,11 @@ def test_ctrl_c_during_json_count_says_incomplete() -> None:
         stderr=subprocess.PIPE,
         preexec_fn=default_sigint,
     )
-    try:
+    with reaped(proc):
         assert proc.stderr is not None
         proc.stderr.readline()
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     result = json.loads(out)
     assert proc.returncode == 130 and result["complete"] is False and result["count"] > 0
 
@@ -387,16 +375,12 @@ def test_bar_and_solution_lines_never_share_a_terminal_line() -> None:
         preexec_fn=default_sigint,
     )
     os.close(follower)
-    try:
+    with reaped(proc):
         shown = _read_until(leader, b"ETA ")
         shown += _read_until(leader, b"\n", limit=200_000)  # some solution lines after the bar
         proc.send_signal(signal.SIGINT)
         shown += _read_until(leader, None)
         assert proc.wait(timeout=60) == 130
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
         os.close(leader)
     lines = [line for line in visible_lines(shown) if line]
     solution = re.compile(r"ABCDE \+ FGHIJ = ABCDE \+ FGHIJ \| \d{5} \+ \d{5} = \d{5} \+ \d{5}$")

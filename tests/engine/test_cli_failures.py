@@ -12,7 +12,7 @@ from typing import IO
 
 import pytest
 
-from tests.support.cli import SCRIPT, default_sigint, json_lines, run
+from tests.support.cli import SCRIPT, default_sigint, json_lines, reaped, run
 
 WRITERS = [
     ["solve", "ABC+DEF=GHI"],
@@ -87,16 +87,12 @@ def test_ctrl_c_in_a_batch_prints_the_puzzle_under_way_and_stops(tmp_path: Path)
         stderr=subprocess.PIPE,
         preexec_fn=default_sigint,
     )
-    try:
+    with reaped(proc):
         assert proc.stdout is not None
         first = json.loads(proc.stdout.readline())  # the second puzzle's count (minutes) starts
         time.sleep(0.5)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == 130
     assert (first["count"], first["complete"]) == (28, True)
     [second] = json_lines(out.decode())  # the batch stops: A + B = CD is not started

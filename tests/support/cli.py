@@ -6,6 +6,8 @@ import json
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,3 +34,14 @@ def json_lines(text: str) -> list[dict[str, Any]]:
 def default_sigint() -> None:
     """Let the child take Ctrl-C even when this test runs in a background job that ignores it."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@contextmanager
+def reaped(proc: subprocess.Popen[bytes]) -> Iterator[subprocess.Popen[bytes]]:
+    """The process, killed and waited for at the end if it still runs (a failed test's)."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
