@@ -2,6 +2,8 @@
 
 A JSON line has time, level, logger, message and process, then whichever context the line
 carries (request_id on the web; job_id and attempt in workers) and a logger's extra `fields`.
+Both formats escape control characters (CR, LF, the rest of C0 and C1, U+2028/2029): a
+client's text in a message (a path with %0A) cannot start a line of its own.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
@@ -16,6 +19,15 @@ from .settings import ConfigError
 
 CONTEXT = ("request_id", "job_id", "attempt")
 FORMATS = ("text", "json")
+# Every character a log reader may take for a line break or a terminal control (tab stays).
+# scripts/gunicorn_logging.py keeps a copy (it must not import the app); a test compares them.
+CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+ESCAPES = {"\n": "\\n", "\r": "\\r"}
+
+
+def escape_controls(text: str) -> str:
+    """The text with each control character written as an escape (\\n, \\r, \\u001b)."""
+    return CONTROLS.sub(lambda found: ESCAPES.get(found[0], f"\\u{ord(found[0]):04x}"), text)
 
 
 def log_format(environ: Mapping[str, str] | None = None) -> str:
@@ -49,9 +61,18 @@ class JsonFormatter(logging.Formatter):
             entry.update(extra)
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
-        return json.dumps(entry, default=str, ensure_ascii=False)
+        # json.dumps escapes C0 but leaves DEL, C1 and U+2028/2029, which split lines too.
+        return escape_controls(json.dumps(entry, default=str, ensure_ascii=False))
+
+
+class TextFormatter(logging.Formatter):
+    """The text layout with control characters escaped (a traceback keeps its lines)."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 (logging's name)
+        """The line before any traceback, escaped."""
+        return escape_controls(super().formatMessage(record))
 
 
 def formatter(kind: str, text_format: str) -> logging.Formatter:
     """The formatter for a format name: JSON, or the given text layout."""
-    return JsonFormatter() if kind == "json" else logging.Formatter(text_format)
+    return JsonFormatter() if kind == "json" else TextFormatter(text_format)

@@ -25,6 +25,8 @@ timeout = 30  # seconds a worker may go without a heartbeat (a CPU-bound request
 # Newer gunicorns open a control socket at one fixed path under $HOME: a second server (another
 # checkout, a test) would take it over. Older ones ignore the unknown setting.
 control_socket_disable = True
+# Gunicorn's own lines (and an access log, if configured) in ALPHAMETIC_LOG_FORMAT, escaped.
+logger_class = "scripts.gunicorn_logging.GunicornLogger"
 
 
 def on_starting(server: Any) -> None:

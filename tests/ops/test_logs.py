@@ -161,3 +161,55 @@ def test_gunicorns_logger_class_imports_nothing_of_the_app() -> None:
     result = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True,
                             text=True, timeout=30, check=False)  # fmt: skip
     assert result.returncode == 0, result.stderr
+
+
+# CR, LF, NEL (U+0085, also a C1 control) and U+2028, each of which str.splitlines() breaks on.
+FORGING_PATH = "/jobs/x%0Aforged%0D%0Aforged%C2%85forged%E2%80%A8forged"
+
+
+@pytest.fixture(scope="module")
+def text_web(ops_settings: Settings) -> Iterator[WebServer]:
+    """Gunicorn as `make run` starts it, logging text, with gunicorn's own access log on too."""
+    server = WebServer(
+        ops_settings, command=lambda port: [*web_argv(port, 1), "--access-logfile", "-"]
+    )
+    try:
+        yield server.wait_ready()
+    finally:
+        server.cleanup()
+
+
+def forged_lines(text: str) -> list[str]:
+    """Lines of a log that a path's encoded line breaks started."""
+    return [line for line in text.splitlines() if line.startswith("forged")]
+
+
+def test_a_path_cannot_forge_a_text_log_line(text_web: WebServer) -> None:
+    """A path with %0A, %0D, NEL and U+2028 stays on its own access lines (the app's and
+    gunicorn's), its breaks written as escapes."""
+    answer = requests.get(text_web.url + FORGING_PATH, timeout=10)
+    assert answer.status_code == 404
+    wait_for(lambda: "GET /jobs/x%0Aforged" in text_web.log(), 5)  # gunicorn's line, as sent
+    log = text_web.log()
+    assert forged_lines(log) == [], log
+    assert "x\\nforged\\r\\nforged\\u0085forged\\u2028forged" in log  # the app's access line
+
+
+def test_a_path_cannot_forge_a_json_log_line(ops_web: WebServer) -> None:
+    """In JSON lines too: C1 and U+2028 (which json.dumps leaves raw) are escaped."""
+    answer = requests.get(ops_web.url + FORGING_PATH, timeout=10)
+    request_id = answer.headers["X-Request-ID"]
+    wait_for(lambda: request_id in ops_web.log(), 5)
+    entries = json_lines(ops_web.log())  # splitlines(): a raw U+2028 would break a line
+    access = next(e for e in entries if e.get("request_id") == request_id)
+    assert access["path"] == "/jobs/x\nforged\r\nforged\x85forged\u2028forged"
+
+
+def test_gunicorn_escapes_as_the_app_does() -> None:
+    """scripts/gunicorn_logging.py keeps its own copy of the escaping: the two agree."""
+    from jobstore.logformat import escape_controls
+    from scripts.gunicorn_logging import escape_controls as gunicorns
+
+    every = "".join(map(chr, range(0x3000)))
+    assert gunicorns(every) == escape_controls(every)
+    assert escape_controls("a\tb\nc\x1b") == "a\tb\\nc\\u001b"
