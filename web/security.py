@@ -1,4 +1,4 @@
-"""Browser hardening: security headers and a session-bound CSRF token."""
+"""Browser hardening: security headers, what caches may keep, and a session-bound CSRF token."""
 
 from __future__ import annotations
 
@@ -31,6 +31,13 @@ HEADERS = {
     "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
 }
 
+# A shared cache must never hand one person's page to another: pages carry the session's CSRF
+# token (and set its cookie), job answers a client's own jobs, /admin everything. So nothing of
+# /admin is stored anywhere, and every other answer that does not say otherwise (static files
+# do) is kept by the browser only, and asked for again before each use.
+ADMIN_CACHE = "no-store"
+PRIVATE_CACHE = "private, no-cache"
+
 CSRF_FIELD = "csrf_token"
 CSRF_SESSION_KEY = "csrf"
 
@@ -39,6 +46,10 @@ def add_security_headers(response: Response) -> Response:
     """Set the hardening headers on every response."""
     for name, value in HEADERS.items():
         response.headers.setdefault(name, value)
+    if request.path == "/admin" or request.path.startswith("/admin/"):
+        response.headers["Cache-Control"] = ADMIN_CACHE
+    else:
+        response.headers.setdefault("Cache-Control", PRIVATE_CACHE)
     return response
 
 

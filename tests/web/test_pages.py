@@ -242,3 +242,15 @@ def test_count_mode_from_the_form(
     page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
     assert "This puzzle has 1,131,120 solutions." in page and "Count the solutions" in page
     assert 'id="solutions"' not in page and 'id="export-csv"' not in page
+
+
+def test_no_shared_cache_keeps_a_page_or_a_job(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    """The form and job pages (they carry the session's CSRF token) and the API's job answers
+    are private and revalidated; a static file keeps its own caching."""
+    job_id = submit(client, puzzle="TO + GO = OUT").headers["Location"].rsplit("/", 1)[1]
+    for path in ("/", f"/jobs/{job_id}", f"/api/jobs/{job_id}", f"/api/jobs/{job_id}/solutions"):
+        cache = client.get(path).headers.get("Cache-Control", "")
+        assert {"private", "no-cache"} <= {d.strip() for d in cache.split(",")}, (path, cache)
+    assert "private" not in client.get("/static/job.js").headers.get("Cache-Control", "")
