@@ -192,7 +192,7 @@ class Client:
 
     def cancel(self, job_id: str) -> dict[str, Any]:
         """POST a cancel; returns the status body."""
-        status, body = self.request("POST", f"/api/jobs/{job_id}/cancel")
+        status, body = self.request("POST", f"/api/jobs/{job_id}/cancel", {})
         if status != 200:
             raise RuntimeError(f"cancel answered {status}: {str(body)[:300]}")
         return body

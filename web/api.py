@@ -45,10 +45,11 @@ def _option_problem(exc: OptionsError) -> ApiProblem:
 
 
 def _require_json() -> None:
-    """Refuse (415) a body that is not declared application/json."""
+    """Refuse (415) a request that is not declared application/json."""
     if request.mimetype != "application/json":
         sent = request.mimetype or "no Content-Type"
-        raise ApiProblem(415, f"Send the body as application/json (got {sent}).")
+        detail = f"Send the request as application/json (got {sent})."
+        raise ApiProblem(415, detail, slug="unsupported-media-type", field="Content-Type")
 
 
 def _json_body() -> dict[str, Any]:
@@ -167,8 +168,9 @@ def get_job(job_id: str) -> Response:
 @bp.post("/jobs/<job_id>/cancel")
 def cancel_job(job_id: str) -> Response:
     """Cancel the job (idempotent) and answer with its status body."""
-    if request.content_type and request.mimetype != "application/json":
-        _require_json()  # refuses form posts, so other sites cannot cancel jobs
+    # A browser sends a cross-site POST without asking first only with no Content-Type or a
+    # form's or text's: requiring JSON (the body may be empty) keeps other sites from cancelling.
+    _require_json()
     canonical = canonical_id(job_id)
     try:
         result = store().cancel(canonical, client_id()) if canonical else None

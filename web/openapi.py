@@ -198,16 +198,19 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
             "parameters": [JOB_ID],
             "post": {
                 "operationId": "cancelJob",
-                "summary": "Cancel the job (idempotent); no body needed.",
+                "summary": "Cancel the job (idempotent); as application/json, no body needed.",
                 "description": (
                     "Identical submissions share one job. While other clients hold it too, a "
                     "client's cancel only lets go of it: it runs on for them (`clients` counts "
-                    "the holders). Clients that never submitted it may not cancel it."
+                    "the holders). Clients that never submitted it may not cancel it. The request "
+                    "must say `Content-Type: application/json` (its body, if any, is ignored), so "
+                    "that no other site's page can send it without the browser asking first."
                 ),
+                "requestBody": {"required": False, "content": {"application/json": {"schema": {}}}},
                 "responses": {
                     "200": _json("Job", "The job's status after the cancel request."),
                     "403": _problem("Others submitted this job: this client may not cancel it."),
-                    "415": _problem("A body was sent that is not application/json."),
+                    "415": _problem("The request is not declared application/json."),
                     **common,
                 },
             },

@@ -93,7 +93,7 @@ def api_calls(job_id: str) -> list[tuple[str, str, Any]]:
         ("GET", f"/api/jobs/{job_id}", None),
         ("GET", f"/api/jobs/{job_id}/solutions", None),
         ("GET", f"/api/jobs/{job_id}/grid", None),
-        ("POST", f"/api/jobs/{job_id}/cancel", None),
+        ("POST", f"/api/jobs/{job_id}/cancel", {}),
         ("POST", "/api/jobs", {"puzzle": "TO + GO = OUT", "mode": "enumerate"}),
     ]
 

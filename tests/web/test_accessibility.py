@@ -141,4 +141,4 @@ def test_running_page_is_accessible(
             assert serious_violations(tab) == []
             assert horizontal_overflow(tab) == 0
     finally:
-        requests.post(live_server + f"/api/jobs/{job['id']}/cancel", timeout=10)
+        requests.post(live_server + f"/api/jobs/{job['id']}/cancel", json={}, timeout=10)

@@ -109,12 +109,12 @@ def test_grid_counts_every_solution(
 
 def test_cancel_is_idempotent(client: FlaskClient, job_store: JobStore, long_job: str) -> None:
     wait_job(job_store, long_job, lambda job: job.solutions_found > 0)
-    first = client.post(f"/api/jobs/{long_job}/cancel")
+    first = client.post(f"/api/jobs/{long_job}/cancel", json={})
     assert first.status_code == 200
     assert first.get_json()["id"] == long_job
     job = wait_job(job_store, long_job)
     assert job.state == "canceled"
-    again = client.post(f"/api/jobs/{long_job}/cancel")
+    again = client.post(f"/api/jobs/{long_job}/cancel", json={})
     assert again.status_code == 200 and again.get_json()["state"] == "canceled"
     page = client.get(f"/api/jobs/{long_job}/solutions?limit=3").get_json()
     assert page["total"] > 0 and len(page["items"]) == 3
@@ -141,7 +141,7 @@ def test_cancel_finished_job_changes_nothing(
 )
 def test_unknown_job_is_404(client: FlaskClient, path: str) -> None:
     url = path.format(id=uuid.uuid4())
-    response = client.post(url) if url.endswith("cancel") else client.get(url)
+    response = client.post(url, json={}) if url.endswith("cancel") else client.get(url)
     assert_problem(response, 404)
 
 
@@ -221,6 +221,18 @@ def test_cancel_refuses_form_posts(client: FlaskClient) -> None:
     assert_problem(response, 415)
 
 
+@pytest.mark.parametrize("content_type", [None, "text/plain", "multipart/form-data; boundary=x"])
+def test_cancel_refuses_what_another_site_can_send(
+    client: FlaskClient, content_type: str | None
+) -> None:
+    """No body, text or multipart: what a page of another site posts without a preflight."""
+    url = f"/api/jobs/{uuid.uuid4()}/cancel"
+    response = client.post(url, content_type=content_type)
+    problem = assert_problem(response, 415)
+    assert problem["field"] == "Content-Type"
+    assert problem["type"] == "/api/problems/unsupported-media-type"
+
+
 @pytest.mark.parametrize("query", ["limit=0", "limit=100000", "limit=ten", "offset=-1", "offset=x"])
 def test_bad_page_arguments_are_422(
     client: FlaskClient, job_store: JobStore, web_workers: Any, query: str
@@ -258,4 +270,4 @@ def test_delete_removes_an_ended_jobs_solutions(client: FlaskClient, job_store: 
     assert_problem(client.delete(f"/api/jobs/{uuid.uuid4()}"), 404)
     running = post_job(client, LONG).get_json()
     assert_problem(client.delete(f"/api/jobs/{running['id']}"), 409)
-    client.post(f"/api/jobs/{running['id']}/cancel")
+    client.post(f"/api/jobs/{running['id']}/cancel", json={})

@@ -137,7 +137,10 @@ def test_long_enumeration_is_live_and_cancels(page: Any, live_server: str, artif
         assert page.locator("#grid td.forced").count() == 0
         assert page.csp == [] and page.dialogs == [] and page.errors == []
     finally:
-        page.request.post(job_url.replace("/jobs/", "/api/jobs/") + "/cancel")
+        page.request.post(
+            job_url.replace("/jobs/", "/api/jobs/") + "/cancel",
+            headers={"Content-Type": "application/json"},
+        )
 
 
 def test_your_jobs_are_listed_in_this_browser_only(browser: Any, live_server: str) -> None:

@@ -48,7 +48,7 @@ def test_api_answers_429_with_the_cap(capped: Callable[..., Flask]) -> None:
     assert retry_after(refused) == 5
     again = post(app, PUZZLES[0])  # identical to a queued job: answered with it, not counted
     assert again.status_code == 202 and again.get_json()["id"] == first.get_json()["id"]
-    cancel = app.test_client().post(first.get_json()["links"]["cancel"])
+    cancel = app.test_client().post(first.get_json()["links"]["cancel"], json={})
     assert cancel.get_json()["state"] == "canceled"
     assert post(app, PUZZLES[2]).status_code == 202  # a cancelled job frees its place
 

@@ -64,4 +64,4 @@ def test_count_instead_submits_a_count_job(client: FlaskClient, web_workers: Any
     assert response.status_code == 303
     job = client.get("/api" + response.headers["Location"]).get_json()
     assert job["mode"] == "count"
-    client.post(f"/api/jobs/{job['id']}/cancel")
+    client.post(f"/api/jobs/{job['id']}/cancel", json={})

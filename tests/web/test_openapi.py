@@ -68,7 +68,7 @@ def test_responses_conform(
     check(document, page, "/api/jobs/{job_id}/solutions", "get")
     assert len(page.get_json()["items"]) == 1
     check(document, client.get(f"/api/jobs/{job_id}/grid"), "/api/jobs/{job_id}/grid", "get")
-    cancel = client.post(f"/api/jobs/{job_id}/cancel")
+    cancel = client.post(f"/api/jobs/{job_id}/cancel", json={})
     check(document, cancel, "/api/jobs/{job_id}/cancel", "post")
     solved = client.post("/api/jobs", json={"puzzle": "SEND + MORE = MONEY"}).get_json()
     wait_job(job_store, solved["id"])
@@ -80,7 +80,12 @@ def test_responses_conform(
 def test_errors_conform(client: FlaskClient, document: dict[str, Any], app: Flask) -> None:
     unknown = uuid.uuid4()
     check(document, client.get(f"/api/jobs/{unknown}"), "/api/jobs/{job_id}", "get")
-    check(document, client.post(f"/api/jobs/{unknown}/cancel"), "/api/jobs/{job_id}/cancel", "post")
+    check(
+        document,
+        client.post(f"/api/jobs/{unknown}/cancel", json={}),
+        "/api/jobs/{job_id}/cancel",
+        "post",
+    )
     path = "/api/jobs/{job_id}/solutions"
     check(document, client.get(f"/api/jobs/{unknown}/solutions"), path, "get")
     check(document, client.post("/api/jobs", json={"puzzle": "A + B ="}), "/api/jobs", "post")

@@ -34,7 +34,7 @@ def running(live_server: str) -> Iterator[str]:
     try:
         yield f"/jobs/{job['id']}"
     finally:
-        requests.post(live_server + f"/api/jobs/{job['id']}/cancel", timeout=10)
+        requests.post(live_server + f"/api/jobs/{job['id']}/cancel", json={}, timeout=10)
 
 
 @pytest.mark.parametrize("lang", LANGS)

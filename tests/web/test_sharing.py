@@ -33,11 +33,11 @@ def test_a_shared_running_job_runs_on_until_its_last_holder_cancels(
     try:
         shared = b.post("/api/jobs", json=LONG).get_json()
         assert shared["id"] == first["id"] and shared["clients"] == 2
-        let_go = b.post(f"/api/jobs/{first['id']}/cancel")
+        let_go = b.post(f"/api/jobs/{first['id']}/cancel", json={})
         assert let_go.status_code == 200, let_go.get_json()
         body = let_go.get_json()
         assert body["state"] in ("queued", "running") and body["clients"] == 1
-        refused = assert_problem(c.post(f"/api/jobs/{first['id']}/cancel"), 403)
+        refused = assert_problem(c.post(f"/api/jobs/{first['id']}/cancel", json={}), 403)
         assert refused["field"] == "id" and refused["type"].endswith("/not-your-job")
         assert_problem(c.delete(f"/api/jobs/{first['id']}"), 403)
         page = c.post(f"/jobs/{first['id']}/cancel?lang=ja", data={"csrf_token": token(c)})
@@ -46,7 +46,7 @@ def test_a_shared_running_job_runs_on_until_its_last_holder_cancels(
         english = c.post(f"/jobs/{first['id']}/cancel?lang=en", data={"csrf_token": token(c)})
         assert "only they can cancel it" in english.text and "security token" not in english.text
         assert b.get(f"/api/jobs/{first['id']}").get_json()["state"] in ("queued", "running")
-        ended = a.post(f"/api/jobs/{first['id'].upper()}/cancel")  # an id in upper case
+        ended = a.post(f"/api/jobs/{first['id'].upper()}/cancel", json={})  # an id in upper case
         assert ended.status_code == 200
         done = wait_job(job_store, first["id"])
         assert done.state is State.CANCELED

@@ -187,7 +187,7 @@ def test_readyz_and_long_polls_work_under_the_server(server: WebServer) -> None:
     for thread in waiters:
         thread.start()
     time.sleep(1.0)  # both requests are waiting now
-    cancelled = requests.post(f"{server.url}{job['links']['cancel']}", timeout=10)
+    cancelled = requests.post(f"{server.url}{job['links']['cancel']}", json={}, timeout=10)
     assert cancelled.status_code == 200, cancelled.text
     for thread in waiters:
         thread.join(30)
