@@ -1,4 +1,5 @@
-"""What an operator asks of the store: jobs listed by state, mode and client; re-queues; figures.
+"""What an operator asks of the store: jobs listed by state, mode and client; re-queues; figures;
+and the count of wrong admin tokens each client address sent (the web's throttle).
 
 Read by web/admin.py and web/metrics.py. Every job id is in the sorted set Keys.jobs (scored by
 creation time); a record that expired leaves its id behind, so listing prunes such ids as it
@@ -13,10 +14,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .connection import connect
+from .connection import connect, guarded
 from .keys import Keys
 from .messages import task_message
 from .model import QUEUES, Job, Mode
+from .rates import Rate, rate_keys
 from .settings import Settings
 from .shards import shard_keys
 from .store import JobStore
@@ -24,6 +26,9 @@ from .workers import alive_since, count_workers
 
 SCAN_BATCH = 200  # ids read per round trip while listing
 SCAN_LIMIT = 10_000  # ids one listing call looks at at most (a filter that rarely matches)
+# Wrong admin tokens one client address may send per window before every try it makes, right or
+# wrong, is refused unheard until the window ends.
+TOKEN_TRIES = Rate(10, 60, "10 per 1 minute")
 
 
 def jobs_key(keys: Keys) -> str:
@@ -252,3 +257,39 @@ def stats(store: JobStore) -> dict[str, Any]:
     for name, value in redis_figures(store).items():
         figures["redis"].setdefault(name, value)
     return figures
+
+
+@dataclass(frozen=True)
+class TokenTries:
+    """A client's refused admin tokens in the current window, and the seconds left in it."""
+
+    count: int
+    seconds_left: int
+
+    @property
+    def locked(self) -> bool:
+        """Whether the client has used up its tries: nothing it sends is checked."""
+        return self.count >= TOKEN_TRIES.amount
+
+
+def _tries_key(store: JobStore, client: str) -> str:
+    """The counter of a client's wrong admin tokens (a rate counter of a kind of its own)."""
+    return rate_keys(store.prefix, f"admin-token:{client}", [TOKEN_TRIES])[0]
+
+
+@guarded
+def token_tries(store: JobStore, client: str) -> TokenTries:
+    """The client's refused admin tokens so far in this window (read only)."""
+    key = _tries_key(store, client)
+    count, ttl = store.redis.pipeline(transaction=False).get(key).ttl(key).execute()
+    return TokenTries(int(count or 0), max(int(ttl), 0))
+
+
+@guarded
+def refuse_token(store: JobStore, client: str) -> TokenTries:
+    """Count one refused admin token of the client (a fixed window starts at its first)."""
+    key = _tries_key(store, client)
+    pipe = store.redis.pipeline(transaction=True)
+    pipe.set(key, 0, ex=TOKEN_TRIES.seconds, nx=True).incr(key).ttl(key)
+    _, count, ttl = pipe.execute()
+    return TokenTries(int(count), max(int(ttl), 1))

@@ -2,9 +2,12 @@
 
 Without a configured token every /admin path answers 404, as if it did not exist; with one, a
 request without the right token gets 401. Tokens are compared in constant time (of their
-SHA-256 digests, so not even the length leaks). The HTML page (web/admin_page.py) also accepts
-a session that logged in with the token. Every action is logged with who (the address), what
-and the outcome.
+SHA-256 digests, so not even the length leaks), at least MIN_ADMIN_TOKEN characters long
+(web/config.py). A client address that sent TOKEN_TRIES wrong ones is answered 429 with
+Retry-After, whatever it sends, until its window ends (counted in Redis by jobstore.admin, so
+every web process and replica agrees). The HTML page (web/admin_page.py) also accepts a session
+that logged in with the token. Every action is logged with who (the address), what and the
+outcome; refused tokens aggregated (the first of a window, the one that locks, each tenfold).
 """
 
 from __future__ import annotations
@@ -19,10 +22,20 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, g, jsonify, request, session
 
 from jobstore import UNFINISHED, Mode, State
-from jobstore.admin import Filter, list_jobs, queues, requeue, workers
+from jobstore.admin import (
+    TOKEN_TRIES,
+    Filter,
+    TokenTries,
+    list_jobs,
+    queues,
+    refuse_token,
+    requeue,
+    token_tries,
+    workers,
+)
 from web.bodies import check_json_depth, whole_number
 from web.errors import invalid
-from web.jobview import canonical_id, store
+from web.jobview import canonical_id, client_id, store
 from web.problems import problem
 
 bp = Blueprint("admin_api", __name__, url_prefix="/admin/api")
@@ -33,6 +46,15 @@ MAX_BULK = 1000  # jobs one bulk cancel touches at most
 FILTER_FIELDS = ("state", "mode", "client")
 # A cursor is the `next` of the page before: a creation time, repr() of a float, never negative.
 CURSOR = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+
+
+class TooManyTries(Exception):
+    """The client sent too many wrong admin tokens: refused unheard for `retry_after` seconds."""
+
+    def __init__(self, retry_after: int) -> None:
+        """Keep the seconds until the client's window ends."""
+        super().__init__(f"too many wrong admin tokens; retry in {retry_after} s")
+        self.retry_after = retry_after
 
 
 def token() -> str:
@@ -67,21 +89,40 @@ def check(allow_session: bool) -> str | None:
         abort(404)
     sent = bearer()
     if sent is not None:
-        if same(sent, expected):
-            return "bearer"
-        audit("refused", [], "wrong token")
-        return None
+        return "bearer" if accepted(sent, expected, "refused") else None
     mark = session.get(SESSION_KEY)
     if allow_session and isinstance(mark, str) and same(mark, session_mark(expected)):
         return "session"
     return None
 
 
-def audit(action: str, job_ids: list[str], outcome: Any) -> None:
-    """Log one admin action: who, what, on which jobs, and what came of it."""
+def accepted(sent: str, expected: str, action: str) -> bool:
+    """Whether `sent` is the admin token; TooManyTries once this client has used its tries."""
+    client = client_id()
+    if not token_tries(store(), client).locked and same(sent, expected):
+        return True
+    tries = refuse_token(store(), client)
+    report(action, tries)
+    if tries.locked:
+        raise TooManyTries(tries.seconds_left)
+    return False
+
+
+def report(action: str, tries: TokenTries) -> None:
+    """Log refused tokens aggregated: a window's first, the one that locks, then each tenfold."""
+    steps, rest = divmod(tries.count, TOKEN_TRIES.amount)
+    if tries.count == 1 or (steps > 0 and rest == 0 and str(steps).strip("0") == "1"):
+        locked = {"locked_for_s": tries.seconds_left} if tries.locked else {}
+        audit(action, [], "wrong token", refused_in_window=tries.count, **locked)
+
+
+def audit(action: str, job_ids: list[str], outcome: Any, **more: Any) -> None:
+    """Log one admin action: who, what, on which jobs, and what came of it (and `more`)."""
     fields = {"admin_action": action, "job_ids": job_ids, "outcome": outcome,
-              "remote_addr": request.remote_addr, "auth": g.get("admin_auth")}  # fmt: skip
-    log.info("admin %s %s: %s", action, ",".join(job_ids) or "-", outcome, extra={"fields": fields})
+              "remote_addr": request.remote_addr, "auth": g.get("admin_auth"), **more}  # fmt: skip
+    said = "".join(f" {name}={value}" for name, value in more.items())
+    log.info("admin %s %s: %s%s", action, ",".join(job_ids) or "-", outcome, said,
+             extra={"fields": fields})  # fmt: skip
 
 
 @bp.before_request

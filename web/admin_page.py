@@ -7,7 +7,6 @@ the token, so rotating the token logs everyone out. Works without JavaScript.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from flask import (
@@ -31,6 +30,8 @@ from jobstore.admin import list_jobs, queues, workers
 from web import admin
 from web.admin import (
     SESSION_KEY,
+    TooManyTries,
+    accepted,
     audit,
     cancel_ids,
     check,
@@ -39,11 +40,11 @@ from web.admin import (
     parse_cursor,
     parse_filter,
     requeue_job,
-    same,
     session_mark,
     token,
 )
 from web.jobview import store
+from web.problems import problem
 from web.security import check_csrf
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -72,8 +73,7 @@ def login_page(error: str, status: int) -> Response:
 def login() -> Response | Redirect:
     """Log this session in with the admin token."""
     sent = request.form.get("token", "")
-    if not same(sent, token()):
-        audit("login", [], "wrong token")
+    if not accepted(sent, token(), "login"):
         return login_page("That is not the admin token.", 401)
     session[SESSION_KEY] = session_mark(token())
     audit("login", [], "ok")
@@ -141,11 +141,22 @@ def actions() -> Redirect:
     return redirect(back if back.startswith("/admin") else url_for("admin.index"), 303)
 
 
+def too_many_tries(exc: TooManyTries) -> Response:
+    """429 with Retry-After: problem+json on the API, the login page with the reason here."""
+    detail = f"Too many wrong admin tokens from this address: retry in {exc.retry_after} s."
+    wait = {"Retry-After": str(exc.retry_after)}
+    if request.path.startswith("/admin/api/"):
+        return problem(
+            429, detail, slug="too-many-wrong-tokens", field="Authorization", headers=wait
+        )
+    page = login_page(detail, 429)
+    page.headers.update(wait)
+    return page
+
+
 def init_admin(app: Flask) -> None:
-    """Read the token (app config ADMIN_TOKEN, else ALPHAMETIC_ADMIN_TOKEN) and register."""
-    configured = app.config.get("ADMIN_TOKEN")
-    if configured is None:
-        configured = os.environ.get("ALPHAMETIC_ADMIN_TOKEN", "")
-    app.extensions["alphametic.admin_token"] = str(configured).strip()
+    """Keep the token (ADMIN_TOKEN: ALPHAMETIC_ADMIN_TOKEN, checked by web.config) and register."""
+    app.extensions["alphametic.admin_token"] = str(app.config.get("ADMIN_TOKEN") or "").strip()
+    app.register_error_handler(TooManyTries, too_many_tries)
     app.register_blueprint(admin.bp)
     app.register_blueprint(bp)

@@ -26,7 +26,11 @@ ENV_NAMES = {
     "max_waiters": "ALPHAMETIC_MAX_WAITERS",
     "secret_key": "ALPHAMETIC_SECRET_KEY",
     "proxy_hops": "ALPHAMETIC_PROXY_HOPS",
+    "admin_token": "ALPHAMETIC_ADMIN_TOKEN",
 }
+# Characters an admin token needs at least (`openssl rand -hex 32` gives 64): a short one could
+# be guessed in the tries the throttle allows (web/admin.py).
+MIN_ADMIN_TOKEN = 32
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,8 @@ class WebSettings:
     # Reverse proxies in front of the app whose X-Forwarded-For is trusted (0: none), so the
     # rate limit counts real clients rather than the proxy.
     proxy_hops: int = 0
+    # The bearer token of /admin and /admin/api ('' turns them off: 404).
+    admin_token: str = ""
 
     @classmethod
     def from_env(
@@ -60,7 +66,17 @@ class WebSettings:
                 values[f.name] = overrides[f.name.upper()]
         settings = cls(**values)
         settings.rates()  # a rate that cannot be read fails at start, not at the first POST
+        settings.check_admin_token()
         return settings
+
+    def check_admin_token(self) -> None:
+        """Refuse (ConfigError) an admin token shorter than MIN_ADMIN_TOKEN characters."""
+        length = len(str(self.admin_token).strip())
+        if 0 < length < MIN_ADMIN_TOKEN:
+            raise ConfigError(
+                f"ALPHAMETIC_ADMIN_TOKEN must be at least {MIN_ADMIN_TOKEN} characters long "
+                f"(it has {length}); make one with `openssl rand -hex 32`"
+            )
 
     def rates(self) -> tuple[Rate, ...]:
         """The per-client rates of job creation."""

@@ -7,7 +7,7 @@ import uuid
 
 from jobstore import Settings
 
-ADMIN_TOKEN = "test-admin-token-0123456789"
+ADMIN_TOKEN = "test-admin-token-0123456789abcdefghij"
 JSON_LOGS = {"ALPHAMETIC_LOG_FORMAT": "json"}
 _databases = itertools.count(1000)  # fresh_settings counts up from 1, the web tests use 1023
 
