@@ -241,6 +241,7 @@ def basic_stats(store: JobStore) -> dict[str, Any]:
         "submitted": {},
         "finished": {},
         "redeliveries": {},
+        "rejected": {},
         "histograms": {"duration": {}, "queue_wait": {}, "cancel_latency": {}},
         "jobs": {"queued": int(queued), "running": int(running)},
         "queue_messages": {name: q["messages"] for name, q in found.items()},

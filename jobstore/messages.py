@@ -5,7 +5,8 @@ one round trip instead of three (create, kombu's LPUSH, mark sent), and no windo
 record exists without its message. Celery builds the task protocol (headers, properties,
 body); this module adds kombu's envelope for the Redis transport (JSON, base64 body, delivery
 info) exactly as `send_task` would, which tests/jobstore/test_messages.py checks against a
-message kombu really published.
+message kombu really published, plus one header of its own (MARK): worker/tasks.py runs no
+task message without it, so a message sent by hand (`app.send_task`) is refused, not run.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from typing import Any
 from celery import Celery
 
 from .model import Mode
+
+# The header that marks a task message as the job store's: its value is the job it runs (a
+# retry keeps it: Celery passes a message's own headers on).
+MARK = "alphametic_job"
 
 
 def origin() -> str:
@@ -60,7 +65,7 @@ def task_message(mode: Mode, job_id: str, expires: float, lane: int = 0) -> str:
             "body": base64.b64encode(body).decode(),
             "content-encoding": "utf-8",
             "content-type": "application/json",
-            "headers": message.headers,
+            "headers": {**message.headers, MARK: job_id},
             "properties": properties,
         }
     )

@@ -1,10 +1,11 @@
 """What the deployment has done, as the Lua scripts count it in one hash (stats.lua).
 
 The hash {prefix}:stats holds counters (`submitted:{mode}`, `finished:{mode}:{state}`,
-`redeliveries:{reason}`) and histograms (`{name}:{label}:le:{bound}` cumulative buckets, plus
-`:count` and `:sum`) for job duration and queue wait per mode and for cancel latency. Every web
-process reads the same numbers; the live gauges (jobs queued and running, messages per queue,
-workers, Redis memory) are read at the same moment.
+`redeliveries:{reason}`, `rejected:{reason}`: task messages a worker refused to run) and
+histograms (`{name}:{label}:le:{bound}` cumulative buckets, plus `:count` and `:sum`) for job
+duration and queue wait per mode and for cancel latency. Every web process reads the same
+numbers; the live gauges (jobs queued and running, messages per queue, workers, Redis memory)
+are read at the same moment.
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ def snapshot(client: redis.Redis, prefix: str, heartbeat_interval: float) -> dic
         "submitted": counters(raw, "submitted"),
         "finished": counters(raw, "finished"),
         "redeliveries": counters(raw, "redeliveries"),
+        "rejected": counters(raw, "rejected"),
         "histograms": histograms(raw),
         "jobs": {"queued": int(queued), "running": int(running)},
         "queue_messages": messages,
@@ -94,3 +96,8 @@ def snapshot(client: redis.Redis, prefix: str, heartbeat_interval: float) -> dic
             "used_memory_peak": int(memory.get("used_memory_peak", 0)),
         },
     }
+
+
+def count_rejected(client: redis.Redis, prefix: str, reason: str) -> None:
+    """Count one task message a worker refused to run (`foreign`: not the job store's)."""
+    client.hincrby(Keys(prefix).stats, f"rejected:{reason}", 1)

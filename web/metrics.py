@@ -88,6 +88,13 @@ def families(figures: Mapping[str, Any]) -> Iterator[Metric]:
         "alphametic_redeliveries", "Jobs delivered again (lost worker, ...).", labels=["reason"]
     )
     yield _labelled(redelivered, (((r,), n) for r, n in figures["redeliveries"].items()))
+    rejected = counter(
+        "alphametic_task_messages_rejected",
+        "Task messages a worker refused to run (foreign: not sent by the job store).",
+        labels=["reason"],
+    )
+    refused = {"foreign": 0, **figures.get("rejected", {})}  # the series exists before any
+    yield _labelled(rejected, (((r,), n) for r, n in refused.items()))
     jobs = GaugeMetricFamily("alphametic_jobs", "Unfinished jobs now.", labels=["state"])
     yield _labelled(jobs, (((s,), n) for s, n in figures["jobs"].items()))
     waiting = GaugeMetricFamily(

@@ -3,7 +3,10 @@
 The job record is the result: a task returns what its run did. A job that failed raises
 JobFailed (Flower and `celery events` show a failure with the reason) and one canceled is
 reported revoked; a job handed back (its worker stopping, or yielding to others) returns
-normally, as its next message is already queued.
+normally, as its next message is already queued. A task message the job store did not make
+(one sent by hand with `app.send_task`, whatever its arguments) is refused before it runs:
+one warning line, a count in the store's stats (alphametic_task_messages_rejected_total), and
+the message is acknowledged, so it neither runs a job out of turn nor waits in the queue.
 """
 
 from __future__ import annotations
@@ -12,12 +15,15 @@ import logging
 import time
 from typing import Any
 
+from celery import Task
 from celery.exceptions import Ignore
 from celery.signals import task_revoked
 
 from jobstore import Job, JobStore, Mode, Settings
 from jobstore.attempt import Attempt, Claim
 from jobstore.connection import UNREACHABLE, client_for
+from jobstore.messages import MARK
+from jobstore.stats import count_rejected
 
 from . import shards, stopping
 from .celery_app import app, hard_limit
@@ -32,6 +38,28 @@ CLAIM_PATIENCE = 30.0  # seconds a claim waits for an unreachable Redis before C
 
 class JobFailed(Exception):
     """The job ended failed (its time limit, or its attempts used up): the reason."""
+
+
+class JobTask(Task):
+    """A job's task: runs only messages the job store made (jobstore/messages.py marks them)."""
+
+    def before_start(self, task_id: str, args: Any, kwargs: Any) -> None:
+        """Refuse a foreign message before Celery even binds its arguments to the task."""
+        if list(args or []) == [self.request.get(MARK)] and not kwargs:
+            return
+        settings: Settings = self.app.conf.alphametic_settings
+        log.warning(
+            "task %s[%s] rejected: not a message of the job store (args %.200r); "
+            "jobs are submitted through the HTTP API",
+            self.name,
+            task_id,
+            args,
+        )
+        try:
+            count_rejected(client_for(settings), settings.key_prefix, "foreign")
+        except UNREACHABLE:
+            pass  # the count is best-effort; the message is refused all the same
+        raise Ignore()  # acknowledged, not run, not retried
 
 
 def execute(task: Any, mode: Mode, job_id: str) -> str:
@@ -108,19 +136,19 @@ def _revoked(request: Any = None, **_: Any) -> None:
         log.info("job %s canceled: its task was revoked", args[0])
 
 
-@app.task(name=Mode.SOLVE.task, bind=True, throws=(JobFailed,))
+@app.task(name=Mode.SOLVE.task, bind=True, throws=(JobFailed,), base=JobTask)
 def solve_job(self: Any, job_id: str) -> str:
     """Find the first solution of the job's puzzle (or prove there is none)."""
     return execute(self, Mode.SOLVE, job_id)
 
 
-@app.task(name=Mode.ENUMERATE.task, bind=True, throws=(JobFailed,))
+@app.task(name=Mode.ENUMERATE.task, bind=True, throws=(JobFailed,), base=JobTask)
 def enumerate_job(self: Any, job_id: str) -> str:
     """Find, count and store every solution of the job's puzzle."""
     return execute(self, Mode.ENUMERATE, job_id)
 
 
-@app.task(name=Mode.COUNT.task, bind=True, throws=(JobFailed,))
+@app.task(name=Mode.COUNT.task, bind=True, throws=(JobFailed,), base=JobTask)
 def count_job(self: Any, job_id: str) -> str:
     """Count every solution of the job's puzzle, storing none."""
     return execute(self, Mode.COUNT, job_id)

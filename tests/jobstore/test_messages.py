@@ -12,7 +12,8 @@ from typing import Any
 import redis
 
 from jobstore import Job, JobStore, Keys, Mode, Settings, State
-from jobstore.messages import task_message
+from jobstore.messages import MARK, task_message
+from tests.support.web import make_app as make_web
 from worker.celery_app import make_app
 
 # Fields that differ between any two messages: ids, timestamps, where it was sent from.
@@ -48,9 +49,11 @@ def test_message_has_kombus_shape(fresh_settings: Callable[..., Settings]) -> No
     )
     assert base64.b64decode(ours["body"]) == base64.b64decode(theirs["body"])
     # Celery leaves ignore_result unset (None) in send_task; as_task_v2's default is False.
-    assert without(ours["headers"], VARYING | {"ignore_result"}) == without(
+    # The job store's own mark is the one header send_task does not write.
+    assert without(ours["headers"], VARYING | {"ignore_result", MARK}) == without(
         theirs["headers"], VARYING | {"ignore_result"}
     )
+    assert ours["headers"][MARK] == "job-1" and MARK not in theirs["headers"]
     assert without(ours["properties"], VARYING | {"expiration"}) == without(
         theirs["properties"], VARYING | {"expiration"}
     )
@@ -81,3 +84,45 @@ def test_submit_pushes_record_and_message_together(
     found = wait_job(store, job.id)
     assert found.state is State.SUCCEEDED
     assert found.solution == {"S": 9, "E": 5, "N": 6, "D": 7, "M": 1, "O": 0, "R": 8, "Y": 2}
+
+
+def test_a_message_sent_by_hand_is_rejected_not_run(
+    fresh_settings: Callable[..., Settings],
+    worker_factory: Callable[..., Any],
+    wait_job: Callable[..., Job],
+) -> None:
+    """send_task with a job id (real or not), no arguments or others: each is refused with one
+    warning line and counted (alphametic_task_messages_rejected_total); the queue empties, the
+    real job is not run out of turn, and the job store's own messages still run."""
+    settings = fresh_settings()
+    store = JobStore(settings)
+    queued = store.submit("solve", "TO + GO = OUT")  # its message waits: no worker yet
+    client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
+    lane = store.keys.lane(Mode.SOLVE, 0)
+    client.delete(lane)  # ... gone: only forged messages will name it
+    forged = [[queued.id], ["no-such-job"], [], [queued.id, "extra"]]
+    app = make_app(settings)
+    try:
+        for args in forged:
+            app.send_task(Mode.SOLVE.task, args=args, queue="solve", expires=settings.ttl)
+    finally:
+        app.close()
+    worker = worker_factory(settings, queues="solve")
+
+    def rejected() -> int:
+        return int(store.stats()["rejected"].get("foreign", 0))
+
+    deadline = time.monotonic() + 30
+    while rejected() < len(forged) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert rejected() == len(forged), worker.log()
+    assert worker.log().count("rejected: not a message of the job store") == len(forged)
+    assert "Traceback" not in worker.log()
+    assert client.llen(lane) == 0
+    still = store.get(queued.id)
+    assert still is not None and still.state is State.QUEUED  # not run by a forged message
+    mine = store.submit("solve", "SEND + MORE = MONEY")
+    assert wait_job(store, mine.id).state is State.SUCCEEDED
+    scrape = make_web(settings).test_client().get("/metrics").get_data(as_text=True)
+    line = 'alphametic_task_messages_rejected_total{reason="foreign"} 4.0'
+    assert line in scrape
