@@ -126,3 +126,27 @@ def test_a_message_sent_by_hand_is_rejected_not_run(
     scrape = make_web(settings).test_client().get("/metrics").get_data(as_text=True)
     line = 'alphametic_task_messages_rejected_total{reason="foreign"} 4.0'
     assert line in scrape
+
+
+def test_a_retried_message_keeps_its_mark(
+    fresh_settings: Callable[..., Settings],
+    worker_factory: Callable[..., Any],
+    wait_job: Callable[..., Job],
+) -> None:
+    """A message that finds its job busy is retried by Celery: the retry still carries the
+    job store's mark, so it runs the job once the lease is gone instead of being refused."""
+    settings = fresh_settings()
+    store = JobStore(settings)
+    job = store.submit("solve", "SEND + MORE = MONEY")
+    lane = store.keys.lane(Mode.SOLVE, 0)
+    message = store.redis.rpop(lane)  # held back until the worker is up
+    assert message is not None
+    worker = worker_factory(settings, queues="solve")
+    lease = time.time() + 3  # as if another run held it for three more seconds
+    store.redis.hset(store.keys.job(job.id), mapping={"state": "running", "lease": repr(lease),
+                                                      "holder": "elsewhere"})  # fmt: skip
+    store.redis.lpush(lane, message)
+    found = wait_job(store, job.id, timeout=30)
+    assert found.state is State.SUCCEEDED, found.to_dict()
+    assert f"job {job.id} busy" in worker.log()
+    assert "rejected" not in worker.log() and int(store.stats()["rejected"].get("foreign", 0)) == 0
