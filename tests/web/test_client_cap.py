@@ -106,4 +106,4 @@ def test_real_server_applies_the_default_cap(live_server: str) -> None:
         assert 0 < len(accepted) <= 20
     finally:
         for link in accepted:
-            session.post(live_server + link, timeout=10)
+            session.post(live_server + link, json={}, timeout=10)
