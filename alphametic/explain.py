@@ -24,8 +24,10 @@ _LOOK = 6  # letters and carries with the fewest values looked ahead at before a
 # Work budgets in column nodes (about a microsecond each), so that the same puzzle always gets
 # the same explanation: look ahead before splits up to the first, split no more past the second.
 LOOK_BUDGET, WORK_BUDGET = 150_000, 300_000
-SEARCH_SECONDS = 5.0  # the engine's search for the first solution stops after this
-_COUNT_SECONDS = 0.3  # counting the solutions stops after this (the count then says "at least")
+# The engine's searches stop after this much CPU time of the process (not of the clock: a
+# loaded machine, whose processes wait for a core, cuts no search shorter than an idle one).
+SEARCH_SECONDS = 5.0  # the search for the first solution
+_COUNT_SECONDS = 0.3  # counting the solutions (a count cut short says "at least")
 
 
 @dataclass
@@ -77,11 +79,15 @@ class Explanation:
         return out
 
 
-def explain(puzzle: Puzzle, *, seconds: float = SEARCH_SECONDS) -> Explanation:
+def explain(
+    puzzle: Puzzle, *, seconds: float = SEARCH_SECONDS, count_nodes: int | None = None
+) -> Explanation:
     """Explain how to solve the puzzle, step by step, and rate how hard it is.
 
     The deductions take a bounded amount of work (well under a second); the engine's search
-    for the solution itself gets `seconds`, after which the explanation says it stopped.
+    for the solution itself gets `seconds` of CPU time, after which the explanation says it
+    stopped. The count of the solutions stops after _COUNT_SECONDS of CPU time, or, given
+    `count_nodes`, after that many search nodes (the same cut-off on any machine: for tests).
     """
     tally = Tally()
     if puzzle.left and puzzle.right:
@@ -93,7 +99,7 @@ def explain(puzzle: Puzzle, *, seconds: float = SEARCH_SECONDS) -> Explanation:
         steps = [Step("not_a_sum", {"count": len(puzzle.letters)})]
         tally.open_letters = len(puzzle.letters)
     tally.deductions = sum(1 for step in steps if step.case is None)
-    solution, count, complete = _answer(puzzle, seconds)
+    solution, count, complete = _answer(puzzle, seconds, count_nodes)
     steps.append(_ending(puzzle, solution, count, complete, seconds))
     return Explanation(puzzle, steps, solution, count, complete, tally)
 
@@ -233,20 +239,31 @@ def _layout(model: Model, state: State) -> Step:
     return Step("columns", {"first": 1, "high": high, "low": low})
 
 
-def _answer(puzzle: Puzzle, seconds: float) -> tuple[dict[str, int] | None, int, bool]:
+def _answer(
+    puzzle: Puzzle, seconds: float, count_nodes: int | None = None
+) -> tuple[dict[str, int] | None, int, bool]:
     """Return the engine's first solution, the number of solutions and whether that is exact.
 
     No solution with complete False means the search ran out of time before finding one.
     """
-    started = time.monotonic()
-    first_search = Search(puzzle, check=lambda _: time.monotonic() - started > seconds)
+    started = time.process_time()
+    first_search = Search(puzzle, check=lambda _: time.process_time() - started > seconds)
     first = next(first_search.solutions(), None)
     if first is None:
         return None, 0, not first_search.stopped
-    deadline = time.monotonic() + _COUNT_SECONDS
-    search = Search(puzzle, check=lambda _: time.monotonic() > deadline)
+    search = _counter(puzzle, count_nodes)
     total = search.count()
     return as_dict(puzzle, first), max(total, 1), not search.stopped
+
+
+def _counter(puzzle: Puzzle, nodes: int | None) -> Search:
+    """Return the search that counts the solutions, cut off by the clock or by `nodes`."""
+    if nodes is None:
+        deadline = time.process_time() + _COUNT_SECONDS
+        return Search(puzzle, check=lambda _: time.process_time() > deadline)
+    # A check at every tick of the search (a few hundred nodes at first, then fewer), not
+    # only once the clock has moved on: a short count is cut off all the same.
+    return Search(puzzle, check=lambda search: search.nodes >= nodes, check_interval=0.0)
 
 
 def _ending(
