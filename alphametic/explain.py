@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .difficulty import Difficulty, rate
 from .explain_model import Model, State, digits_of
 from .explain_rules import Reasoner
 from .explain_text import ENGLISH, Step, render
-from .puzzle import Puzzle
+from .puzzle import Puzzle, parse
 from .render import render_line
 from .search import Search, as_dict
 
@@ -68,6 +68,39 @@ class Explanation:
             "difficulty": {"score": self.difficulty.score, "label": self.difficulty.label},
         }
 
+    def as_data(self) -> dict[str, Any]:
+        """Return the explanation in no language (step keys and parameters), as plain JSON data
+        that from_data turns back into the same explanation: what the job store keeps."""
+        steps = [
+            {"key": s.key, "params": s.params, "facts": s.facts, "case": s.case, "fail": s.fail}
+            for s in self.steps
+        ]
+        return {
+            "puzzle": self.puzzle.text,
+            "options": self.puzzle.options(),
+            "solution": self.solution,
+            "count": self.count,
+            "count_complete": self.count_complete,
+            "tally": asdict(self.tally),
+            "steps": steps,
+        }
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Explanation:
+        """Rebuild an explanation from as_data's form (its puzzle parsed again)."""
+        options = data["options"]
+        puzzle = parse(
+            data["puzzle"],
+            base=options["base"],
+            leading_zeros=options["leading_zeros"],
+            fixed=options["fixed"],
+        )
+        steps = [Step(**step) for step in data["steps"]]
+        solution = data["solution"]
+        return cls(
+            puzzle, steps, solution, data["count"], data["count_complete"], Tally(**data["tally"])
+        )
+
     def lines(self, table: Mapping[str, str] = ENGLISH) -> list[str]:
         """Return the steps as text lines, case steps indented and labelled with their case."""
         out = []
@@ -80,7 +113,11 @@ class Explanation:
 
 
 def explain(
-    puzzle: Puzzle, *, seconds: float = SEARCH_SECONDS, count_nodes: int | None = None
+    puzzle: Puzzle,
+    *,
+    seconds: float = SEARCH_SECONDS,
+    count_nodes: int | None = None,
+    interrupt: Callable[[], object] | None = None,
 ) -> Explanation:
     """Explain how to solve the puzzle, step by step, and rate how hard it is.
 
@@ -88,6 +125,8 @@ def explain(
     for the solution itself gets `seconds` of CPU time, after which the explanation says it
     stopped. The count of the solutions stops after _COUNT_SECONDS of CPU time, or, given
     `count_nodes`, after that many search nodes (the same cut-off on any machine: for tests).
+    `interrupt` is called at each look of those searches at the clock (every few ms); what
+    it raises ends the explanation there (a worker gives way to a job that must go first).
     """
     tally = Tally()
     if puzzle.left and puzzle.right:
@@ -99,7 +138,7 @@ def explain(
         steps = [Step("not_a_sum", {"count": len(puzzle.letters)})]
         tally.open_letters = len(puzzle.letters)
     tally.deductions = sum(1 for step in steps if step.case is None)
-    solution, count, complete = _answer(puzzle, seconds, count_nodes)
+    solution, count, complete = _answer(puzzle, seconds, count_nodes, interrupt or _carry_on)
     steps.append(_ending(puzzle, solution, count, complete, seconds))
     return Explanation(puzzle, steps, solution, count, complete, tally)
 
@@ -239,31 +278,42 @@ def _layout(model: Model, state: State) -> Step:
     return Step("columns", {"first": 1, "high": high, "low": low})
 
 
+def _carry_on() -> None:
+    """The interrupt hook of an explanation nobody interrupts."""
+
+
 def _answer(
-    puzzle: Puzzle, seconds: float, count_nodes: int | None = None
+    puzzle: Puzzle,
+    seconds: float,
+    count_nodes: int | None = None,
+    interrupt: Callable[[], object] = _carry_on,
 ) -> tuple[dict[str, int] | None, int, bool]:
     """Return the engine's first solution, the number of solutions and whether that is exact.
 
     No solution with complete False means the search ran out of time before finding one.
     """
     started = time.process_time()
-    first_search = Search(puzzle, check=lambda _: time.process_time() - started > seconds)
+    first_search = Search(
+        puzzle, check=lambda _: interrupt() or time.process_time() - started > seconds
+    )
     first = next(first_search.solutions(), None)
     if first is None:
         return None, 0, not first_search.stopped
-    search = _counter(puzzle, count_nodes)
+    search = _counter(puzzle, count_nodes, interrupt)
     total = search.count()
     return as_dict(puzzle, first), max(total, 1), not search.stopped
 
 
-def _counter(puzzle: Puzzle, nodes: int | None) -> Search:
+def _counter(puzzle: Puzzle, nodes: int | None, interrupt: Callable[[], object]) -> Search:
     """Return the search that counts the solutions, cut off by the clock or by `nodes`."""
     if nodes is None:
         deadline = time.process_time() + _COUNT_SECONDS
-        return Search(puzzle, check=lambda _: time.process_time() > deadline)
+        return Search(puzzle, check=lambda _: interrupt() or time.process_time() > deadline)
     # A check at every tick of the search (a few hundred nodes at first, then fewer), not
     # only once the clock has moved on: a short count is cut off all the same.
-    return Search(puzzle, check=lambda search: search.nodes >= nodes, check_interval=0.0)
+    return Search(
+        puzzle, check=lambda search: interrupt() or search.nodes >= nodes, check_interval=0.0
+    )
 
 
 def _ending(

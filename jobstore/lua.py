@@ -25,6 +25,7 @@ FOLDER = Path(__file__).with_name("lua_scripts")
 LIBRARIES = {
     "create": ("rate",),
     "count": ("rate",),
+    "explain": ("rate",),
     "claim": ("stats",),
     "update": ("stats",),
     "cancel": ("stats",),
@@ -49,6 +50,9 @@ NAMES = (
     "delete",
     "withdraw",
     "requeue",  # an operator's re-queue of a failed job (jobstore/admin.py)
+    "explain",  # a job's explanation: asked for, taken by a worker, ended (explanations.py)
+    "explain_claim",
+    "explain_end",
 )
 
 Arg = str | int | float
