@@ -100,9 +100,7 @@ def _asked(status: str, detail: str) -> Asked:
 
 
 @guarded
-def wait(
-    store: JobStore, job_id: str, client: str, rates: Sequence[Rate], timeout: float
-) -> Asked:
+def wait(store: JobStore, job_id: str, client: str, rates: Sequence[Rate], timeout: float) -> Asked:
     """ask(), but while the explanation is being worked out (or the client's other one is)
     wait up to `timeout` seconds for it: woken by the worker's end, published on the finished
     channel as "{id}/explain", and looking again on its own now and then."""
