@@ -109,7 +109,7 @@ def explain_job(job_id: str) -> Response:
     wait = wait_arg()
     job = job_or_none(job_id)
     asked = ask(job, wait) if job is not None else Asked("gone")
-    if asked.status == "gone":
+    if job is None or asked.status == "gone":
         raise ApiProblem(
             404, f"No job with id '{job_id}' (it may have expired).", slug="unknown-job"
         )
@@ -119,11 +119,12 @@ def explain_job(job_id: str) -> Response:
         response.headers["Content-Language"] = lang
         response.vary.update(("Accept-Language", "Cookie"))  # ?lang= is in the URL already
         return response
-    return _unfinished(job_id, asked)
+    return _unfinished(job.id, asked)
 
 
 def _unfinished(job_id: str, asked: Asked) -> Response:
-    """The answer while the explanation is not ready: 202, or why it is not being made."""
+    """The answer while the explanation is not ready: 202, or why it is not being made (the
+    job named by its canonical id)."""
     retry = {"Retry-After": str(asked.retry_after)}
     if asked.status == "limited":
         raise RateLimited(rates(), asked.retry_after)
