@@ -1,12 +1,12 @@
 """Every Lua script of the job store, and the one way to run them.
 
 Each transition of a job (create, claim, update, putback, cancel, withdraw, reap, resend, delete,
-and the sharded split/release/dispatch/finish/cancel-tree) is one script in jobstore/lua_scripts/,
-atomic inside Redis; stats.lua and rate.lua are libraries put in front of the scripts using them.
-Scripts get every key from Python (jobstore.keys.Keys) and build none; terminal states are
-final; every write by a worker names its attempt, so a stale attempt is refused. Scripts run
-by EVALSHA through redis-py's Script objects, which load the text again when Redis has
-forgotten it (a restart, a failover).
+the sharded split/release/dispatch/finish/cancel-tree, an explanation's explain/claim/end) is one
+script in jobstore/lua_scripts/, atomic inside Redis; stats.lua and rate.lua are libraries put in
+front of the scripts using them. Scripts get every key from Python (jobstore.keys.Keys) and build
+none; terminal states are final; every write by a worker names its attempt, so a stale attempt is
+refused. Scripts run by EVALSHA through redis-py's Script objects, which load the text again when
+Redis has forgotten it (a restart, a failover).
 """
 
 from __future__ import annotations

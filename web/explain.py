@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 #: The step sentences of each language the pages offer (web.i18n.LANGUAGES).
 TABLES: dict[str, Mapping[str, str]] = {"en": ENGLISH, "ja": JAPANESE, "th": THAI}
-PAGE_WAIT = 20  # seconds the job page's script holds each of its requests for the steps
+PAGE_WAIT = 5  # seconds the job page's script lets each of its requests for the steps wait
 
 
 def rendered(data: Mapping[str, Any], lang: str) -> dict[str, Any]:

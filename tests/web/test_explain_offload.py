@@ -118,7 +118,7 @@ def test_the_job_page_says_it_is_worked_out_then_shows_the_steps(
         section = page[page.index('<section class="explain"') :]
         section = section[: section.index("</section>")]
         assert 'id="explain-pending"' in section and "<li" not in section
-        assert f'data-poll="/api/jobs/{job_id}/explain?wait=20"' in section
+        assert f'data-poll="/api/jobs/{job_id}/explain?wait=5"' in section
         assert REFRESH in page  # without JavaScript the page refreshes until the steps come
     worker_factory(settings, "enumerate")
     steps = client.get(f"/api/jobs/{job_id}/explain?wait=30").get_json()["steps"]
