@@ -125,15 +125,17 @@ def explain(
     for the solution itself gets `seconds` of CPU time, after which the explanation says it
     stopped. The count of the solutions stops after _COUNT_SECONDS of CPU time, or, given
     `count_nodes`, after that many search nodes (the same cut-off on any machine: for tests).
-    `interrupt` is called at each look of those searches at the clock (every few ms); what
-    it raises ends the explanation there (a worker gives way to a job that must go first).
+    `interrupt` is called before each round of deductions and at each look of the searches at
+    the clock (every few ms); what it raises ends the explanation there (a worker gives way to
+    a job that must go first).
     """
     tally = Tally()
     if puzzle.left and puzzle.right:
         model = Model.of(puzzle)
         state = State.start(model)
         steps = _opening(model, state)
-        _Walker(Reasoner(model, 2 * WORK_BUDGET), steps, tally).branch(state, None, 0)
+        walker = _Walker(Reasoner(model, 2 * WORK_BUDGET), steps, tally, interrupt or _carry_on)
+        walker.branch(state, None, 0)
     else:  # products, powers, several equations: no columns to reason about (yet)
         steps = [Step("not_a_sum", {"count": len(puzzle.letters)})]
         tally.open_letters = len(puzzle.letters)
@@ -149,13 +151,21 @@ _FAILED, _SOLVED, _OPEN = "failed", "solved", "open"
 class _Walker:
     """Runs the deductions and, when they stall, the case splits, appending the steps."""
 
-    def __init__(self, reasoner: Reasoner, steps: list[Step], tally: Tally) -> None:
+    def __init__(
+        self,
+        reasoner: Reasoner,
+        steps: list[Step],
+        tally: Tally,
+        interrupt: Callable[[], object],
+    ) -> None:
         self.reasoner = reasoner
         self.steps = steps
         self.tally = tally
+        self.interrupt = interrupt  # called before each round of deductions (explain())
 
     def branch(self, state: State, case: str | None, depth: int) -> str:
         """Deduce as far as possible, then split; return failed, solved or open."""
+        self.interrupt()
         for step in self.reasoner.run(state, case):
             self.steps.append(step)
             if step.fail:
@@ -188,6 +198,7 @@ class _Walker:
         """Return how many letters stay open over all cases of name (a dead case adds none)."""
         total = 0
         for value in state.values(name):
+            self.interrupt()
             trial = state.copy()
             trial.restrict(name, [value])
             trial.eliminate()

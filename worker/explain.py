@@ -3,7 +3,8 @@
 The explanation is worked out here, not in the web process: the deductions take a bounded
 amount of work, the engine's search for the solution SEARCH_SECONDS of CPU time at most and the
 count a fraction of a second. A new small job waiting in the queue's first lane interrupts it
-(looked at every POLL_SECONDS): the explanation goes back to the front of its lane and is
+(looked at every POLL_SECONDS, between rounds of deductions at most ~20 ms of CPU apart and at
+the searches' looks at the clock): the explanation goes back to the front of its lane and is
 worked out again, from the start, once the small jobs have had the worker.
 """
 
