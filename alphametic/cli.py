@@ -140,7 +140,7 @@ def _build_parser() -> argparse.ArgumentParser:
         type=_seconds_arg,
         default=SEARCH_SECONDS,
         metavar="S",
-        help=f"time the search may take to find the solution (default {SEARCH_SECONDS:g})",
+        help=f"CPU seconds the search may take to find the solution (default {SEARCH_SECONDS:g})",
     )
     explain_command.add_argument("puzzle", nargs="+", metavar="PUZZLE", help="the puzzle text")
     return parser

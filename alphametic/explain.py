@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .difficulty import Difficulty, rate
 from .explain_model import Model, State, digits_of
 from .explain_rules import Reasoner
 from .explain_text import ENGLISH, Step, render
-from .puzzle import Puzzle
+from .puzzle import Puzzle, parse
 from .render import render_line
 from .search import Search, as_dict
 
@@ -24,8 +24,10 @@ _LOOK = 6  # letters and carries with the fewest values looked ahead at before a
 # Work budgets in column nodes (about a microsecond each), so that the same puzzle always gets
 # the same explanation: look ahead before splits up to the first, split no more past the second.
 LOOK_BUDGET, WORK_BUDGET = 150_000, 300_000
-SEARCH_SECONDS = 5.0  # the engine's search for the first solution stops after this
-_COUNT_SECONDS = 0.3  # counting the solutions stops after this (the count then says "at least")
+# The engine's searches stop after this much CPU time of the process (not of the clock: a
+# loaded machine, whose processes wait for a core, cuts no search shorter than an idle one).
+SEARCH_SECONDS = 5.0  # the search for the first solution
+_COUNT_SECONDS = 0.3  # counting the solutions (a count cut short says "at least")
 
 
 @dataclass
@@ -66,6 +68,39 @@ class Explanation:
             "difficulty": {"score": self.difficulty.score, "label": self.difficulty.label},
         }
 
+    def as_data(self) -> dict[str, Any]:
+        """Return the explanation in no language (step keys and parameters), as plain JSON data
+        that from_data turns back into the same explanation: what the job store keeps."""
+        steps = [
+            {"key": s.key, "params": s.params, "facts": s.facts, "case": s.case, "fail": s.fail}
+            for s in self.steps
+        ]
+        return {
+            "puzzle": self.puzzle.text,
+            "options": self.puzzle.options(),
+            "solution": self.solution,
+            "count": self.count,
+            "count_complete": self.count_complete,
+            "tally": asdict(self.tally),
+            "steps": steps,
+        }
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Explanation:
+        """Rebuild an explanation from as_data's form (its puzzle parsed again)."""
+        options = data["options"]
+        puzzle = parse(
+            data["puzzle"],
+            base=options["base"],
+            leading_zeros=options["leading_zeros"],
+            fixed=options["fixed"],
+        )
+        steps = [Step(**step) for step in data["steps"]]
+        solution = data["solution"]
+        return cls(
+            puzzle, steps, solution, data["count"], data["count_complete"], Tally(**data["tally"])
+        )
+
     def lines(self, table: Mapping[str, str] = ENGLISH) -> list[str]:
         """Return the steps as text lines, case steps indented and labelled with their case."""
         out = []
@@ -77,23 +112,35 @@ class Explanation:
         return out
 
 
-def explain(puzzle: Puzzle, *, seconds: float = SEARCH_SECONDS) -> Explanation:
+def explain(
+    puzzle: Puzzle,
+    *,
+    seconds: float = SEARCH_SECONDS,
+    count_nodes: int | None = None,
+    interrupt: Callable[[], object] | None = None,
+) -> Explanation:
     """Explain how to solve the puzzle, step by step, and rate how hard it is.
 
     The deductions take a bounded amount of work (well under a second); the engine's search
-    for the solution itself gets `seconds`, after which the explanation says it stopped.
+    for the solution itself gets `seconds` of CPU time, after which the explanation says it
+    stopped. The count of the solutions stops after _COUNT_SECONDS of CPU time, or, given
+    `count_nodes`, after that many search nodes (the same cut-off on any machine: for tests).
+    `interrupt` is called before each round of deductions and at each look of the searches at
+    the clock (every few ms); what it raises ends the explanation there (a worker gives way to
+    a job that must go first).
     """
     tally = Tally()
     if puzzle.left and puzzle.right:
         model = Model.of(puzzle)
         state = State.start(model)
         steps = _opening(model, state)
-        _Walker(Reasoner(model, 2 * WORK_BUDGET), steps, tally).branch(state, None, 0)
+        walker = _Walker(Reasoner(model, 2 * WORK_BUDGET), steps, tally, interrupt or _carry_on)
+        walker.branch(state, None, 0)
     else:  # products, powers, several equations: no columns to reason about (yet)
         steps = [Step("not_a_sum", {"count": len(puzzle.letters)})]
         tally.open_letters = len(puzzle.letters)
     tally.deductions = sum(1 for step in steps if step.case is None)
-    solution, count, complete = _answer(puzzle, seconds)
+    solution, count, complete = _answer(puzzle, seconds, count_nodes, interrupt or _carry_on)
     steps.append(_ending(puzzle, solution, count, complete, seconds))
     return Explanation(puzzle, steps, solution, count, complete, tally)
 
@@ -104,13 +151,21 @@ _FAILED, _SOLVED, _OPEN = "failed", "solved", "open"
 class _Walker:
     """Runs the deductions and, when they stall, the case splits, appending the steps."""
 
-    def __init__(self, reasoner: Reasoner, steps: list[Step], tally: Tally) -> None:
+    def __init__(
+        self,
+        reasoner: Reasoner,
+        steps: list[Step],
+        tally: Tally,
+        interrupt: Callable[[], object],
+    ) -> None:
         self.reasoner = reasoner
         self.steps = steps
         self.tally = tally
+        self.interrupt = interrupt  # called before each round of deductions (explain())
 
     def branch(self, state: State, case: str | None, depth: int) -> str:
         """Deduce as far as possible, then split; return failed, solved or open."""
+        self.interrupt()
         for step in self.reasoner.run(state, case):
             self.steps.append(step)
             if step.fail:
@@ -143,6 +198,7 @@ class _Walker:
         """Return how many letters stay open over all cases of name (a dead case adds none)."""
         total = 0
         for value in state.values(name):
+            self.interrupt()
             trial = state.copy()
             trial.restrict(name, [value])
             trial.eliminate()
@@ -233,20 +289,42 @@ def _layout(model: Model, state: State) -> Step:
     return Step("columns", {"first": 1, "high": high, "low": low})
 
 
-def _answer(puzzle: Puzzle, seconds: float) -> tuple[dict[str, int] | None, int, bool]:
+def _carry_on() -> None:
+    """The interrupt hook of an explanation nobody interrupts."""
+
+
+def _answer(
+    puzzle: Puzzle,
+    seconds: float,
+    count_nodes: int | None = None,
+    interrupt: Callable[[], object] = _carry_on,
+) -> tuple[dict[str, int] | None, int, bool]:
     """Return the engine's first solution, the number of solutions and whether that is exact.
 
     No solution with complete False means the search ran out of time before finding one.
     """
-    started = time.monotonic()
-    first_search = Search(puzzle, check=lambda _: time.monotonic() - started > seconds)
+    started = time.process_time()
+    first_search = Search(
+        puzzle, check=lambda _: interrupt() or time.process_time() - started > seconds
+    )
     first = next(first_search.solutions(), None)
     if first is None:
         return None, 0, not first_search.stopped
-    deadline = time.monotonic() + _COUNT_SECONDS
-    search = Search(puzzle, check=lambda _: time.monotonic() > deadline)
+    search = _counter(puzzle, count_nodes, interrupt)
     total = search.count()
     return as_dict(puzzle, first), max(total, 1), not search.stopped
+
+
+def _counter(puzzle: Puzzle, nodes: int | None, interrupt: Callable[[], object]) -> Search:
+    """Return the search that counts the solutions, cut off by the clock or by `nodes`."""
+    if nodes is None:
+        deadline = time.process_time() + _COUNT_SECONDS
+        return Search(puzzle, check=lambda _: interrupt() or time.process_time() > deadline)
+    # A check at every tick of the search (a few hundred nodes at first, then fewer), not
+    # only once the clock has moved on: a short count is cut off all the same.
+    return Search(
+        puzzle, check=lambda search: interrupt() or search.nodes >= nodes, check_interval=0.0
+    )
 
 
 def _ending(

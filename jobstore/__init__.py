@@ -7,7 +7,8 @@ there) · store.py (JobStore: submit, get, wait, page, cancel, delete) · holder
 a shared job) · admission.py (what a submission must pass) · rates.py (per-client rates) ·
 lanes.py (priority lanes, yielding) · queue.py (a queued job's place) · attempt.py (the Redis
 side of one run of a job) · shards.py (a sharded job read and ended as one) · stats.py
-(counters and histograms) · waiters.py (long polling) · workers.py (heartbeats) · messages.py
+(counters and histograms) · waiters.py (long polling) · explanations.py (a job's explanation:
+asked for, worked out by a worker, kept) · workers.py (heartbeats) · messages.py
 (Celery task messages, built without a broker) · connection.py (clients, Unavailable, the
 breaker) · admin.py (the operator's queries).
 

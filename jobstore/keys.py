@@ -23,6 +23,9 @@ Redis layout (every key under the deployment's prefix {p}, every key with a TTL)
   {p}:waiting:{queue}:{lane}  zset: job keys queued in a lane (what a running job yields to)
   {p}:stats               hash: counters and histogram buckets kept by the scripts (stats.py)
   {p}:budget:{client}     counter: solutions a client's jobs stored within the TTL window
+  {p}:job:{id}:explain    hash: the job's explanation as a worker works it out and keeps it
+                          (jobstore/explanations.py): state, body, client, task, lease
+  {p}:explaining:{client} string: the explanation key of the one a client waits for
   {p}:broker:...          every key of the Celery broker (kombu's global_keyprefix): the lists
                           of task messages, one per queue and priority lane (lanes()), and
                           kombu's own (unacked messages, bindings, control mailboxes)
@@ -96,6 +99,14 @@ class Keys:
     def stats(self) -> str:
         """Counters and histograms of the whole deployment (a hash)."""
         return f"{self.prefix}:stats"
+
+    def explanation(self, job_id: str) -> str:
+        """A job's explanation, while it is worked out and once it is (a hash)."""
+        return f"{self.prefix}:job:{job_id}:explain"
+
+    def explaining(self, client: str) -> str:
+        """The explanation a client waits for: one at a time (a string)."""
+        return f"{self.prefix}:explaining:{client}"
 
     def budget(self, client: str) -> str:
         """Solutions a client's jobs stored within the TTL window (a counter)."""

@@ -1,12 +1,12 @@
 """Every Lua script of the job store, and the one way to run them.
 
 Each transition of a job (create, claim, update, putback, cancel, withdraw, reap, resend, delete,
-and the sharded split/release/dispatch/finish/cancel-tree) is one script in jobstore/lua_scripts/,
-atomic inside Redis; stats.lua and rate.lua are libraries put in front of the scripts using them.
-Scripts get every key from Python (jobstore.keys.Keys) and build none; terminal states are
-final; every write by a worker names its attempt, so a stale attempt is refused. Scripts run
-by EVALSHA through redis-py's Script objects, which load the text again when Redis has
-forgotten it (a restart, a failover).
+the sharded split/release/dispatch/finish/cancel-tree, an explanation's explain/claim/end) is one
+script in jobstore/lua_scripts/, atomic inside Redis; stats.lua and rate.lua are libraries put in
+front of the scripts using them. Scripts get every key from Python (jobstore.keys.Keys) and build
+none; terminal states are final; every write by a worker names its attempt, so a stale attempt is
+refused. Scripts run by EVALSHA through redis-py's Script objects, which load the text again when
+Redis has forgotten it (a restart, a failover).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ FOLDER = Path(__file__).with_name("lua_scripts")
 LIBRARIES = {
     "create": ("rate",),
     "count": ("rate",),
+    "explain": ("rate",),
     "claim": ("stats",),
     "update": ("stats",),
     "cancel": ("stats",),
@@ -49,6 +50,9 @@ NAMES = (
     "delete",
     "withdraw",
     "requeue",  # an operator's re-queue of a failed job (jobstore/admin.py)
+    "explain",  # a job's explanation: asked for, taken by a worker, ended (explanations.py)
+    "explain_claim",
+    "explain_end",
 )
 
 Arg = str | int | float

@@ -39,15 +39,18 @@ def protocol() -> Celery:
     return Celery("alphametic-messages", set_as_current=False)
 
 
-def task_message(mode: Mode, job_id: str, expires: float, lane: int = 0) -> str:
+def task_message(
+    mode: Mode, job_id: str, expires: float, lane: int = 0, task: str | None = None
+) -> str:
     """The JSON text kombu would LPUSH onto a lane's list for send_task(task, [job_id]).
 
     Every message of a job goes out this way (submit, hand-back, re-queue, shards), so all
-    carry the same headers; `lane` is kombu's priority (0 first).
+    carry the same headers; `lane` is kombu's priority (0 first); `task` is the mode's task
+    unless named (an explanation's: jobstore/explanations.py), on the mode's queue either way.
     """
     task_id = str(uuid.uuid4())
     message = protocol().amqp.as_task_v2(
-        task_id, mode.task, args=[job_id], kwargs={}, expires=expires, origin=origin()
+        task_id, task or mode.task, args=[job_id], kwargs={}, expires=expires, origin=origin()
     )
     body = json.dumps(message.body).encode()
     properties: dict[str, Any] = {

@@ -160,9 +160,7 @@ class JobStore:
         millisecond or so of the end instead of a poll interval later.
         """
         deadline = time.monotonic() + timeout
-        if self._waiters is None:
-            self._waiters = Waiters(self.settings)
-        with self._waiters.watch(job_id) as ended:
+        with self.waiters().watch(job_id) as ended:
             # A look at the state alone is enough to know whether to wait.
             if self.redis.hget(self.keys.job(job_id), "state") not in UNFINISHED:
                 return self.get(job_id)
@@ -176,6 +174,12 @@ class JobStore:
                 if job is None or job.done:
                     return job
         return self.get(job_id)
+
+    def waiters(self) -> Waiters:
+        """This store's one subscription for every waiting request (started on first use)."""
+        if self._waiters is None:
+            self._waiters = Waiters(self.settings)
+        return self._waiters
 
     def close(self) -> None:
         """Stop this store's waiter subscription, if it has one (processes exit without this)."""

@@ -118,7 +118,7 @@ def _int_arg(name: str, default: int, low: int, high: int) -> int:
     return value
 
 
-def _wait_arg() -> float:
+def wait_arg() -> float:
     """Read ?wait= (seconds, up to MAX_WAIT) or raise a 422 problem; 0 when absent."""
     raw = request.args.get("wait")
     if raw is None:
@@ -137,7 +137,7 @@ def _wait_arg() -> float:
 def create_job() -> Response:
     """Queue a job and answer 202 with its status and Location (after ?wait= at most)."""
     try:
-        wait = _wait_arg()
+        wait = wait_arg()
         mode, puzzle, options = parse_job_request(_json_body())
     except (ApiProblem, HTTPException):
         refused()  # counted like any job-creating request (submit counts the others)
@@ -161,7 +161,7 @@ def create_job() -> Response:
 @bp.get("/jobs/<job_id>")
 def get_job(job_id: str) -> Response:
     """Answer with the job's status body (once it has ended, or after ?wait= seconds)."""
-    wait = _wait_arg()
+    wait = wait_arg()
     return status_response(waited(job_or_none(job_id) or _missing(job_id), wait))
 
 

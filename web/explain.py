@@ -1,30 +1,30 @@
 """How to solve a job's puzzle: GET /api/jobs/{id}/explain and the job page's section.
 
-The engine's explanation (alphametic.explain) is deterministic, so it is computed once per
-puzzle and options and kept in this process (an lru cache); each language's rendering of it is
-kept too. Explanations exist only for jobs, whose creation is rate-limited, so a client cannot
-make the server explain arbitrary puzzles faster than it may submit them.
+Nothing is worked out here: a worker works the explanation out, once per job, and keeps it
+with the job in a form of no language (jobstore/explanations.py, worker/explain.py); this
+module asks for it and renders the kept steps in the request's language. The first request
+queues it, counted against the client's rates like a new job (one explanation at a time per
+client); until it is ready the API answers 202 with Retry-After (or holds the answer with
+?wait=, as a job's status does) and the job page says it is being worked out.
 """
 
 from __future__ import annotations
 
-import functools
-import json
 import logging
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Blueprint, Response, jsonify
+from flask import Blueprint, Response, g, jsonify, url_for
 
-import alphametic
-from alphametic.explain import Explanation, explain
+from alphametic.explain import Explanation
 from alphametic.explain_ja import JAPANESE
 from alphametic.explain_text import ENGLISH, render
 from alphametic.explain_th import THAI
-from jobstore import Job
+from jobstore import Job, RateLimited, Unavailable, explanations
+from jobstore.explanations import Asked
+from web.api import wait_arg
 from web.i18n import select_locale
-from web.jobview import job_or_none, puzzle_of
-from web.offload import offload
+from web.jobview import client_id, job_or_none, rates, store, wait_slot
 from web.problems import ApiProblem
 
 bp = Blueprint("explain", __name__, url_prefix="/api")
@@ -32,25 +32,12 @@ log = logging.getLogger(__name__)
 
 #: The step sentences of each language the pages offer (web.i18n.LANGUAGES).
 TABLES: dict[str, Mapping[str, str]] = {"en": ENGLISH, "ja": JAPANESE, "th": THAI}
-# The engine's search for the solution, within a request: explanations of sums take well under
-# a second; a puzzle the search cannot settle in this time is explained as still open.
-SEARCH_SECONDS = 2.0
+PAGE_WAIT = 5  # seconds the job page's script lets each of its requests for the steps wait
 
 
-@functools.lru_cache(maxsize=256)
-def _explanation(text: str, options: str) -> Explanation:
-    """Explain a puzzle given by its text and its options as sorted JSON (computed once)."""
-    given = json.loads(options)
-    puzzle = alphametic.parse(
-        text, base=given["base"], leading_zeros=given["leading_zeros"], fixed=given["fixed"]
-    )
-    return explain(puzzle, seconds=SEARCH_SECONDS)
-
-
-@functools.lru_cache(maxsize=512)
-def _rendered(text: str, options: str, lang: str) -> dict[str, Any]:
-    """The explanation's JSON body in one language (shared: callers must not change it)."""
-    explanation = _explanation(text, options)
+def rendered(data: Mapping[str, Any], lang: str) -> dict[str, Any]:
+    """The API's JSON body of a kept explanation, its sentences in one language."""
+    explanation = Explanation.from_data(data)
     table = TABLES.get(lang, ENGLISH)
     body = explanation.as_json(table)
     rating = {"label": explanation.difficulty.label, "score": explanation.difficulty.score}
@@ -58,24 +45,55 @@ def _rendered(text: str, options: str, lang: str) -> dict[str, Any]:
     return body
 
 
-def explanation_of(job: Job, lang: str | None = None) -> dict[str, Any]:
-    """The explanation of a job's puzzle as the API answers it, in lang (else the request's)."""
-    puzzle = puzzle_of(job)
-    options = json.dumps(puzzle.options(), sort_keys=True)
-    language = lang or select_locale()
-    return offload(lambda: _rendered(puzzle.text, options, language))
+def ask(job: Job, wait: float = 0.0) -> Asked:
+    """The job's explanation for this client, queued if nobody asked yet (waiting up to
+    `wait` seconds while it is worked out, when this process has a wait slot free)."""
+    if wait > 0:
+        with wait_slot() as free:
+            if free:
+                return explanations.wait(store(), job.id, client_id(), rates(), wait)
+    return explanations.ask(store(), job.id, client_id(), rates())
+
+
+def _page_asked(job: Job) -> Asked | None:
+    """What the job page's request got for the job (asked once per request), or None."""
+    memo: dict[str, Asked | None] = g.setdefault("alphametic_explanations", {})
+    if job.id not in memo:
+        try:
+            memo[job.id] = ask(job)
+        except Unavailable:
+            memo[job.id] = None
+    return memo[job.id]
 
 
 @bp.app_template_global("explanation")
 def page_explanation(job: Job) -> dict[str, Any] | None:
-    """The explanation the job page shows: once the job has ended, in the page's language."""
+    """The explanation the job page shows once the job has ended, in the page's language:
+    its body; {"pending": seconds} while it is being worked out; None when there is none."""
     if not job.done:
         return None
-    try:
-        return explanation_of(job)
-    except Exception:  # a fault in the explainer must not take the job page down with it
-        log.exception("could not explain job %s", job.id)
+    asked = _page_asked(job)
+    if asked is None or asked.status in ("gone", "failed"):
         return None
+    if asked.body is None:
+        return {"pending": asked.retry_after, "poll": _poll_url(job)}
+    try:
+        return rendered(asked.body, select_locale())
+    except Exception:  # a fault in rendering must not take the job page down with it
+        log.exception("could not render the explanation of job %s", job.id)
+        return None
+
+
+@bp.app_template_global("explanation_pending")
+def explanation_pending(job: Job) -> bool:
+    """Whether the job page waits for its explanation (without JavaScript it refreshes)."""
+    shown = page_explanation(job)
+    return shown is not None and "pending" in shown
+
+
+def _poll_url(job: Job) -> str:
+    """Where the job page's script asks for the steps (holding each answer a while)."""
+    return url_for("explain.explain_job", job_id=job.id, wait=PAGE_WAIT)
 
 
 @bp.app_template_filter("case_depth")
@@ -86,14 +104,49 @@ def case_depth(case: str | None) -> int:
 
 @bp.get("/jobs/<job_id>/explain")
 def explain_job(job_id: str) -> Response:
-    """Answer with how to solve the job's puzzle, step by step, in the request's language."""
+    """Answer with how to solve the job's puzzle, step by step, in the request's language;
+    202 with Retry-After while a worker works it out (?wait= holds the answer until then)."""
+    wait = wait_arg()
     job = job_or_none(job_id)
-    if job is None:
+    asked = ask(job, wait) if job is not None else Asked("gone")
+    if job is None or asked.status == "gone":
         raise ApiProblem(
             404, f"No job with id '{job_id}' (it may have expired).", slug="unknown-job"
         )
-    lang = select_locale()
-    response = jsonify(explanation_of(job, lang))
-    response.headers["Content-Language"] = lang
-    response.vary.update(("Accept-Language", "Cookie"))  # ?lang= is in the URL already
+    if asked.body is not None:
+        lang = select_locale()
+        response = jsonify(rendered(asked.body, lang))
+        response.headers["Content-Language"] = lang
+        response.vary.update(("Accept-Language", "Cookie"))  # ?lang= is in the URL already
+        return response
+    return _unfinished(job.id, asked)
+
+
+def _unfinished(job_id: str, asked: Asked) -> Response:
+    """The answer while the explanation is not ready: 202, or why it is not being made (the
+    job named by its canonical id)."""
+    retry = {"Retry-After": str(asked.retry_after)}
+    if asked.status == "limited":
+        raise RateLimited(rates(), asked.retry_after)
+    if asked.status == "busy":
+        raise ApiProblem(
+            429,
+            "One explanation at a time per client: another one you asked for is being worked "
+            f"out. Retry in {asked.retry_after} s.",
+            slug="explanation-busy",
+            field="job_id",
+            headers=retry,
+        )
+    if asked.status == "failed":
+        raise ApiProblem(
+            500, "The explainer failed on this puzzle.", slug="explanation-failed", field="job_id"
+        )
+    body = {
+        "job": job_id,
+        "state": asked.status,  # queued | running
+        "links": {"self": url_for("explain.explain_job", job_id=job_id)},
+    }
+    response = jsonify(body)
+    response.status_code = 202
+    response.headers.update(retry)
     return response

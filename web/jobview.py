@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from flask import current_app, request
@@ -67,13 +68,22 @@ def canonical_id(job_id: str) -> str | None:
 
 def waited(job: Job, seconds: float) -> Job:
     """The job after waiting up to `seconds` for it to end (at once when no wait slot is free)."""
-    if job.done or seconds <= 0 or int(current_app.config["MAX_WAITERS"]) <= 0:
+    if job.done or seconds <= 0:
         return job
+    with wait_slot() as free:
+        return (store().wait(job.id, seconds) if free else None) or job
+
+
+@contextmanager
+def wait_slot() -> Iterator[bool]:
+    """Hold one of this process's slots for a long poll: whether one was free (when none is,
+    the process holds its share of waits and the request answers at once: the client polls)."""
     slots = current_app.extensions["alphametic.wait_slots"]
-    if not slots.acquire(blocking=False):
-        return job  # this process holds its share of waits: the client polls instead
+    if int(current_app.config["MAX_WAITERS"]) <= 0 or not slots.acquire(blocking=False):
+        yield False
+        return
     try:
-        return store().wait(job.id, seconds) or job
+        yield True
     finally:
         slots.release()
 

@@ -1,4 +1,4 @@
-"""CPU-heavy work (an explanation, an estimate) off the event loop when the web server runs
+"""CPU-heavy work (an estimate) off the event loop when the web server runs
 gevent (scripts/webserver.py): in gevent's thread pool the hub keeps its share of the GIL, so
 the process's other requests (/healthz, long polls) go on being served meanwhile. Under plain
 threads the work simply runs in the request's thread."""

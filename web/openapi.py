@@ -172,7 +172,11 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                     "job's puzzle, whatever its mode or state; a puzzle that is not a sum of "
                     "words gets one step saying the search does the work. Sentences in the "
                     "request's language (?lang=, the lang cookie, Accept-Language); `key` and "
-                    "`params` let a client word them itself. Deterministic, and cached."
+                    "`params` let a client word them itself. A worker works it out, once per "
+                    "job: the first request queues it (counted against the client's rate "
+                    "limit like a new job; one explanation at a time per client) and, like "
+                    "every request until it is ready, is answered 202 with Retry-After; "
+                    "?wait= holds the answer until it is ready instead."
                 ),
                 "parameters": [
                     {
@@ -181,7 +185,12 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                         "schema": {"type": "string", "examples": list(LANGUAGES)},
                         "description": "The language of the sentences: "
                         f"{', '.join(LANGUAGES)} (any other is ignored, as on the pages).",
-                    }
+                    },
+                    {
+                        **wait,
+                        "description": "Seconds to hold the answer until the explanation is "
+                        "ready (long polling), waiting for the client's other one first.",
+                    },
                 ],
                 "responses": {
                     "200": _json(
@@ -189,6 +198,18 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                         "The explanation.",
                         {"Content-Language": {"schema": {"type": "string"}}},
                     ),
+                    "202": _json(
+                        "ExplanationPending",
+                        "A worker is working the explanation out: ask again after Retry-After.",
+                        status_headers,
+                    ),
+                    "422": _problem("wait out of range."),
+                    "429": _problem(
+                        "Over this client's rate limit, or it waits for another explanation "
+                        "(type .../explanation-busy): one at a time per client.",
+                        retry=True,
+                    ),
+                    "500": _problem("The explainer failed on this puzzle."),
                     **common,
                 },
             },

@@ -201,6 +201,19 @@ def schemas(max_page: int) -> dict[str, Any]:
             },
         },
         "Explanation": _explanation(digit_map),
+        "ExplanationPending": {
+            "type": "object",
+            "required": ["job", "state", "links"],
+            "properties": {
+                "job": {"type": "string", "format": "uuid"},
+                "state": {"type": "string", "enum": ["queued", "running"]},
+                "links": {
+                    "type": "object",
+                    "required": ["self"],
+                    "properties": {"self": {"type": "string"}},
+                },
+            },
+        },
         "Health": {
             "type": "object",
             "required": ["status"],

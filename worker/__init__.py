@@ -1,7 +1,8 @@
 """The job service's workers: the Celery app, its tasks, and the run of one attempt of a job.
 
 Rooms: celery_app.py (the Celery app and its settings) · tasks.py (one task per Mode) · run.py
-(one attempt's search: hook, batches, progress) · shards.py (splitting a big enumeration and
+(one attempt's search: hook, batches, progress) · explain.py (working out a job's
+explanation) · shards.py (splitting a big enumeration and
 running one shard) · heartbeat.py (bootsteps: heartbeats and the lease sweep) · holder.py (who
 holds a running job). Everything stored in Redis goes through the job store (jobstore/).
 

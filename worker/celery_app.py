@@ -9,7 +9,7 @@ from urllib.parse import quote, urlsplit
 from celery import Celery
 from kombu import Exchange, Queue
 
-from jobstore import QUEUES, Keys, Mode, Settings
+from jobstore import QUEUES, Keys, Mode, Settings, explanations
 from jobstore.settings import ConfigError
 
 from . import broker  # noqa: F401 (sentinel:// means its transport: see worker/broker.py)
@@ -24,6 +24,8 @@ BROKER_VARIABLES = ("CELERY_BROKER_URL", "BROKER_URL")
 # Extra seconds between the job's own soft limit (enforced by the search hook, which saves
 # partial results cleanly) and Celery's soft limit, which interrupts wherever the task is.
 SOFT_LIMIT_MARGIN = 2.0
+# An explanation's run takes a few seconds of CPU at most (worker/explain.py): a backstop.
+EXPLAIN_LIMITS = {"soft_time_limit": 60.0, "time_limit": 70.0}
 
 
 def hard_limit(settings: Settings, mode: Mode) -> float:
@@ -93,7 +95,10 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         # Routes name only the queue, so kombu publishes to the anonymous exchange straight into
         # the queue's list: naming the exchange made every publish look up its bindings in
         # Redis first (one more round trip per submit). The queue still gets only its tasks.
-        "task_routes": {mode.task: {"queue": mode.queue} for mode in Mode},
+        "task_routes": {
+            **{mode.task: {"queue": mode.queue} for mode in Mode},
+            explanations.TASK: {"queue": explanations.QUEUE_MODE.queue},
+        },
         # Per-kind limits: Celery's soft limit backs up the hook's, the hard one kills the process.
         "task_annotations": {
             mode.task: {
@@ -101,7 +106,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
                 "time_limit": hard_limit(settings, mode),
             }
             for mode in Mode
-        },
+        }
+        | {explanations.TASK: EXPLAIN_LIMITS},
         # Redis re-delivers unacknowledged messages after this: it must outlast any running job.
         "broker_transport_options": {
             "visibility_timeout": settings.visibility_timeout,

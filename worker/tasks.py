@@ -27,6 +27,8 @@ from jobstore.stats import count_rejected
 
 from . import shards, stopping
 from .celery_app import app, hard_limit
+from .explain import TASK as EXPLAIN_TASK
+from .explain import run as run_explanation
 from .holder import holder_is_dead, holder_name
 from .logs import name_attempt
 from .run import Run
@@ -152,3 +154,12 @@ def enumerate_job(self: Any, job_id: str) -> str:
 def count_job(self: Any, job_id: str) -> str:
     """Count every solution of the job's puzzle, storing none."""
     return execute(self, Mode.COUNT, job_id)
+
+
+@app.task(name=EXPLAIN_TASK, bind=True)
+def explain_job(self: Any, job_id: str) -> str:
+    """Work out how a person would solve the job's puzzle and keep it with the job
+    (worker/explain.py; the job store checks the message is the one it sent)."""
+    settings: Settings = self.app.conf.alphametic_settings
+    holder = holder_name(self.request.hostname or "worker")
+    return run_explanation(settings, job_id, str(self.request.id), holder)

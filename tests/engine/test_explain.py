@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 
 from alphametic import Puzzle, PuzzleError, Search, as_dict, parse
 from alphametic.explain import ENGLISH, Explanation, explain
+from alphametic.explain_ja import JAPANESE
 from alphametic.explain_model import Model
 from alphametic.explain_text import render
+from alphametic.explain_th import THAI
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 EXERCISM = json.loads((DATA / "exercism-alphametics.json").read_text())["cases"]
@@ -226,3 +228,17 @@ def test_a_search_that_takes_too_long_is_said_to_stop() -> None:
         "The search found no solution within 0.2 s and stopped there, so whether there is one "
         "is still open."
     )
+
+
+@pytest.mark.parametrize(
+    "text", ["SEND + MORE = MONEY", "DONALD + GERALD = ROBERT", "AB * C = DE", "AB + DC = CBB"]
+)
+def test_the_kept_form_is_plain_json_and_renders_the_same_in_every_language(text: str) -> None:
+    """What the job store keeps (as_data) gives back the same explanation in any language."""
+    explanation = explain(parse(text, fixed={"E": 5} if text.startswith("SEND") else {}))
+    kept = json.loads(json.dumps(explanation.as_data()))
+    again = Explanation.from_data(kept)
+    for table in (ENGLISH, JAPANESE, THAI):
+        assert again.as_json(table) == explanation.as_json(table)
+        assert again.lines(table) == explanation.lines(table)
+    assert again.count == explanation.count and again.difficulty == explanation.difficulty

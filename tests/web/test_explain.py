@@ -1,4 +1,8 @@
-"""How to solve it: GET /api/jobs/{id}/explain in three languages, and the job page's section."""
+"""How to solve it: GET /api/jobs/{id}/explain in three languages, and the job page's section.
+
+A worker works each explanation out (jobstore/explanations.py): every test here runs with the
+web tests' worker, and asks with ?wait= so the answer comes once the explanation is ready.
+"""
 
 from __future__ import annotations
 
@@ -16,11 +20,13 @@ from jobstore import JobStore
 from tests.support.browser import new_tab
 from tests.support.processes import wait_job
 from tests.support.web import assert_problem
-from web import explain as web_explain
 from web.i18n import gettext
+
+pytestmark = pytest.mark.usefixtures("web_workers")
 
 SEND = "SEND + MORE = MONEY"
 LANGS = ("en", "ja", "th")
+WAIT = 30  # seconds each request may wait for its explanation to be worked out
 
 
 def translated(app: Flask, text: str) -> dict[str, str]:
@@ -66,7 +72,8 @@ def create(client: FlaskClient, puzzle: str, mode: str = "solve") -> str:
 
 
 def explained(client: FlaskClient, job_id: str, query: str = "", **headers: str) -> Any:
-    """GET the job's explanation; check it is JSON and return the response."""
+    """GET the job's explanation (waiting for it); check it is JSON and return the response."""
+    query = f"{query}&wait={WAIT}" if query else f"?wait={WAIT}"
     response = client.get(f"/api/jobs/{job_id}/explain{query}", headers=headers)
     assert response.status_code == 200, response.get_data(as_text=True)
     assert response.mimetype == "application/json"
@@ -136,19 +143,24 @@ def test_products_and_unsolvable_puzzles_are_explained(
     assert none["solution"] is None and none["steps"][-1]["key"] == "no_solution"
 
 
-def test_explanations_are_cached_per_puzzle_options_and_language(client: FlaskClient) -> None:
-    puzzle = "TO + GO = OUT"  # a puzzle no other test explains, so the first call computes it
+def test_explanations_are_worked_out_once_per_job_for_every_language(
+    client: FlaskClient, job_store: JobStore
+) -> None:
+    puzzle = "TO + GO = OUT"  # a puzzle no other test explains, so the first call queues it
     job_id = create(client, puzzle)
-    explanations, renderings = web_explain._explanation, web_explain._rendered
-    misses = explanations.cache_info().misses
+    asked = int(job_store.redis.hget(job_store.keys.stats, "explained:asked") or 0)
     first = explained(client, job_id).get_json()
-    assert explanations.cache_info().misses == misses + 1
-    hits = renderings.cache_info().hits
+    key = job_store.keys.explanation(job_id)
+    finished = job_store.redis.hget(key, "finished")
+    assert finished and job_store.redis.hget(key, "state") == "done"
     assert explained(client, job_id).get_json() == first
-    assert renderings.cache_info().hits == hits + 1  # the same language: answered from cache
     thai = explained(client, job_id, "?lang=th").get_json()
     assert thai["steps"][0]["text"] != first["steps"][0]["text"]
-    assert explanations.cache_info().misses == misses + 1  # explained once for every language
+    # Worked out once, for every reader and language: kept with the job, never asked again.
+    assert job_store.redis.hget(key, "finished") == finished
+    assert int(job_store.redis.hget(job_store.keys.stats, "explained:asked") or 0) == asked + 1
+    job_ttl, kept = job_store.redis.ttl(job_store.keys.job(job_id)), job_store.redis.ttl(key)
+    assert abs(job_ttl - kept) <= 2  # it expires with its job
 
 
 def test_job_page_shows_every_step_without_javascript(
@@ -161,8 +173,8 @@ def test_job_page_shows_every_step_without_javascript(
     job_id = create(client, SEND)
     wait_job(job_store, job_id)
     for lang in LANGS:
+        steps = explained(client, job_id, f"?lang={lang}").get_json()["steps"]  # worked out
         page = client.get(f"/jobs/{job_id}?lang={lang}").get_data(as_text=True)
-        steps = explained(client, job_id, f"?lang={lang}").get_json()["steps"]
         section = page[page.index('<section class="explain"') :]
         section = section[: section.index("</section>")]
         assert f'<h2 id="explain-title">{heading[lang]}</h2>' in section
@@ -180,6 +192,7 @@ def test_case_steps_are_indented_and_dead_ends_marked(
 ) -> None:
     job_id = create(client, "DONALD + GERALD = ROBERT")
     wait_job(job_store, job_id)
+    explained(client, job_id)  # the page shows the steps once a worker has worked them out
     page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
     assert 'class="step depth-1"' in page and 'class="step depth-2 fail"' in page
     assert '<span class="case">If A = 4, c1 = 0:</span>' in page
@@ -195,10 +208,10 @@ def test_next_step_reveals_steps_one_by_one(
     with new_tab(browser, lang=lang) as page:
         created = page.request.post(f"{live_server}/api/jobs", data={"puzzle": SEND})
         job_id = created.json()["id"]
-        api = f"{live_server}/api/jobs/{job_id}/explain?lang={lang}"
+        api = f"{live_server}/api/jobs/{job_id}/explain?lang={lang}&wait={WAIT}"
         steps = page.request.get(api).json()["steps"]
         page.goto(f"{live_server}/jobs/{job_id}")  # in the browser's language
-        page.locator("#explain").wait_for()  # drawn once the job has ended
+        page.locator("#steps").wait_for()  # drawn once the job has ended
         items = page.locator("#steps > li")
         assert items.count() == len(steps) > 3
         assert page.locator("#steps > li:visible").count() == 1
@@ -223,7 +236,8 @@ def test_without_javascript_every_step_shows(
         created = page.request.post(f"{live_server}/api/jobs", data={"puzzle": SEND})
         job_id = created.json()["id"]
         page.goto(f"{live_server}/jobs/{job_id}")
-        page.locator("#explain").wait_for(timeout=30_000)  # the page refreshes until done
+        # The page refreshes until the job is done, then until its steps are worked out.
+        page.locator("#steps").wait_for(timeout=30_000)
         total = page.locator("#steps > li").count()
         assert total > 3 and page.locator("#steps > li:visible").count() == total
         assert page.locator("#explain-controls").is_hidden()

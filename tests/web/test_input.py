@@ -80,7 +80,7 @@ def test_a_huge_number_in_a_query_or_form_names_its_field(
 @pytest.mark.parametrize(
     "path",
     ["/api/jobs/{id}", "/api/jobs/{id}/solutions", "/api/jobs/{id}/grid",
-     "/api/jobs/{id}/export?format=jsonl", "/api/jobs/{id}/explain", "/jobs/{id}"],
+     "/api/jobs/{id}/export?format=jsonl", "/api/jobs/{id}/explain?wait=30", "/jobs/{id}"],
 )  # fmt: skip
 def test_an_upper_case_id_names_the_same_job(client: FlaskClient, done_job: str, path: str) -> None:
     response = client.get(path.format(id=done_job.upper()))

@@ -59,5 +59,6 @@ def test_screenshots(
         tab.fill("#puzzle", "SEND + MORE = MONEY")
         tab.click("#submit")
         tab.locator("#sum").wait_for()
+        tab.locator("#steps").wait_for()  # the page reloads once a worker has worked them out
         tab.screenshot(path=str(folder / f"solved-{lang}.png"), full_page=True)
         assert tab.errors == [] and tab.csp == []

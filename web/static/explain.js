@@ -1,10 +1,12 @@
 // "How to solve it" on the job page, one step at a time. The server draws every step, so the
 // page reads in full without JavaScript; this script hides all but the first and shows the
-// "Next step" and "Show all" buttons. It only toggles `hidden` and sets textContent.
+// "Next step" and "Show all" buttons. It only toggles `hidden` and sets textContent. While a
+// worker still works the steps out, it asks the API for them and reloads once they are ready.
 (function () {
   "use strict";
   var section = document.getElementById("explain");
   if (!section) { return; }
+  if (section.dataset.pending !== undefined) { waitForSteps(section.dataset.poll); return; }
   var steps = Array.prototype.slice.call(section.querySelectorAll("#steps > li"));
   var controls = document.getElementById("explain-controls");
   var next = document.getElementById("next-step");
@@ -49,4 +51,19 @@
     steps[shown - 1].scrollIntoView({ block: "nearest" });
   });
   all.addEventListener("click", function () { reveal(steps.length); });
+
+  // While a worker works the steps out: ask (the server holds each answer a while) until
+  // they are ready, then reload so the server draws them; 202 and 429 say when to ask again.
+  function waitForSteps(url) {
+    function again(seconds) { setTimeout(ask, 1000 * Math.min(Math.max(seconds || 2, 1), 30)); }
+    function ask() {
+      fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+        .then(function (answer) {
+          if (answer.status === 200) { window.location.reload(); return; }
+          if (answer.status === 404) { return; }
+          again(parseInt(answer.headers.get("Retry-After"), 10));
+        }, function () { again(5); });
+    }
+    ask();
+  }
 }());
