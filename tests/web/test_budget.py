@@ -7,17 +7,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
 from jobstore import JobStore, Settings
+from tests.support.browser import new_tab
 from tests.support.processes import wait_job
 from tests.support.web import make_app, submit_form, token
 
 FILLS = "ABC + DEF = GHI"  # 1,088 solutions: exactly the budget below
 BUDGET = 1_088
+DONE = "#job[data-done='true']"
 HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
 
 
@@ -125,3 +128,30 @@ def test_run_again_starts_a_new_run(
     done = wait_job(store_of(app), second)
     assert done.solutions_found == wait_job(store_of(app), first).solutions_found
     assert job_id_of(submit_form(user, puzzle="TWO + TWO = FOUR", mode="enumerate")) == second
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_run_again_and_delete_in_a_browser_with_its_live_page(
+    browser: Any, live_server: str
+) -> None:
+    """With the page's poller running: the finished page offers Delete, Run again opens a
+    new job's page, and Delete there empties its list."""
+    with new_tab(browser) as tab:
+        tab.goto(live_server + "/?" + urlencode({"puzzle": "TWO + TWO = FOUR", "base": 12}))
+        tab.check("input[name=mode][value=enumerate]")
+        tab.click("#submit")
+        tab.wait_for_url(f"{live_server}/jobs/*")
+        first = tab.url
+        tab.wait_for_selector(DONE, timeout=60_000)
+        tab.locator("#delete").wait_for()  # the poller reloads the page once the job is done
+        tab.click("#run-again")
+        tab.wait_for_url(lambda url: "/jobs/" in url and url != first)
+        tab.wait_for_selector(DONE, timeout=60_000)
+        tab.locator("#delete").wait_for()
+        stored = tab.locator("#stored").inner_text()
+        assert stored != "0"
+        tab.click("#delete")
+        tab.locator("#deleted").wait_for()
+        assert tab.locator("#stored").inner_text() == "0"
+        assert not tab.errors and not tab.csp
