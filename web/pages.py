@@ -19,7 +19,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
 from alphametic import PuzzleError
-from jobstore import Job, Mode, NotHeld, OptionsError, TooManyJobs
+from jobstore import Job, Mode, NotHeld, OptionsError, TooManyJobs, Unavailable
 from web import estimates, forms, jobtext
 from web.errors import Refusal
 from web.i18n import _, _l, duration, ngettext, number
@@ -99,7 +99,10 @@ def favicon() -> Response:
 
 def _room_note() -> str | None:
     """The form's note on the client's storage budget, once it leaves less than a job's cap."""
-    left = storage_left()
+    try:
+        left = storage_left()
+    except Unavailable:
+        return None  # the form loads without Redis; submitting says it is away
     settings = current_app.extensions["alphametic.settings"]
     if left is None or left >= settings.max_stored_solutions:
         return None

@@ -16,19 +16,12 @@ from flask.testing import FlaskClient
 from jobstore import JobStore, Settings
 from tests.support.browser import new_tab
 from tests.support.processes import wait_job
-from tests.support.web import make_app, submit_form, token
+from tests.support.web import as_client, make_app, submit_form, token
 
 FILLS = "ABC + DEF = GHI"  # 1,088 solutions: exactly the budget below
 BUDGET = 1_088
 DONE = "#job[data-done='true']"
 HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
-
-
-def as_client(app: Flask, address: str) -> FlaskClient:
-    """A test client whose requests come from this address (the client's identity)."""
-    client = app.test_client()
-    client.environ_base["REMOTE_ADDR"] = address
-    return client
 
 
 def budget_app(fresh_settings: Callable[..., Settings], worker_factory: Any) -> Flask:
