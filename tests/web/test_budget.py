@@ -103,6 +103,24 @@ def test_a_holder_deletes_stored_solutions_from_the_job_page(
     assert estimate(owner, FILLS)["storage_left"] == BUDGET
 
 
+def test_one_of_two_holders_lets_go_from_the_job_page(
+    fresh_settings: Callable[..., Settings], worker_factory: Any
+) -> None:
+    """A holder of a shared job only lets go: the page says the solutions stay for the other
+    holder, and shows it no Delete button any more."""
+    app = budget_app(fresh_settings, worker_factory)
+    first, second = as_client(app, "10.9.3.1"), as_client(app, "10.9.3.2")
+    job_id = job_id_of(submit_form(first, puzzle="TWO + TWO = FOUR", mode="enumerate"))
+    assert job_id_of(submit_form(second, puzzle="TWO + TWO = FOUR", mode="enumerate")) == job_id
+    found = wait_job(store_of(app), job_id).solutions_found
+    let_go = second.post(f"/jobs/{job_id}/delete", data={"csrf_token": token(second)})
+    assert let_go.headers["Location"].endswith(f"/jobs/{job_id}?released=1")
+    page = second.get(f"/jobs/{job_id}?released=1&lang=ja").text
+    assert 'id="released"' in page and "手を引きました" in page and 'id="delete"' not in page
+    assert 'id="delete"' in first.get(f"/jobs/{job_id}").text
+    assert first.get(f"/api/jobs/{job_id}/solutions").get_json()["total"] == found
+
+
 def test_run_again_starts_a_new_run(
     fresh_settings: Callable[..., Settings], worker_factory: Any
 ) -> None:
