@@ -78,6 +78,9 @@ def test_the_form_and_the_api_say_when_the_budget_would_store_nothing(
     assert estimate(other, "TWO + TWO = FOUR")["storage_left"] == BUDGET
     answer = user.post("/api/jobs", json={"puzzle": "TWO + TWO = FOUR", "mode": "enumerate"})
     assert answer.get_json()["storage_left"] == 0
+    cut = wait_job(store_of(app), answer.get_json()["id"])
+    assert cut.truncated_reason == "budget"  # stored none of them
+    assert "“Run again” stores the rest" in user.get(f"/jobs/{cut.id}?lang=en").text
 
 
 def test_a_holder_deletes_stored_solutions_from_the_job_page(
