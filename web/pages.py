@@ -122,8 +122,13 @@ def _room_note() -> str | None:
 
 def _size_warning(values: dict[str, str], options: dict[str, Any]) -> str | None:
     """A warning when an enumeration would run past its time limit, storage cap or the client's
-    storage budget, else None."""
-    if values["mode"] != Mode.ENUMERATE.value or request.form.get("confirm"):
+    storage budget, else None.
+
+    confirm=1 ("List them anyway") skips every warning; confirm=size ("Run again", whose
+    size was accepted before) only those of size: the budget may have run out since.
+    """
+    confirm = request.form.get("confirm")
+    if values["mode"] != Mode.ENUMERATE.value or confirm == "1":
         return None
     try:
         found = estimates.for_request(values["puzzle"], options, current_app)
@@ -137,6 +142,8 @@ def _size_warning(values: dict[str, str], options: dict[str, Any]) -> str | None
             "store none of them. Count them instead, or first delete the stored solutions of "
             "jobs you no longer need (on their pages)."
         )
+    if confirm:
+        return None
     if not (found["exceeds_time_limit"] or found["exceeds_storage_cap"]):
         if left is not None and found["solutions"] > left:
             return _(
@@ -175,7 +182,8 @@ def create_job() -> Any:
     warning = _size_warning(values, options)
     if warning:
         refused()  # not queued, but a job-creating request all the same
-        return _show_form(values, {}, 200, warning=warning)
+        # The warning's buttons send the form again: a Run again stays a new run.
+        return _show_form(values, {}, 200, warning=warning, fresh=request.form.get("fresh"))
     try:
         # "Run again" asks for a new run, not the identical job that exists (fresh).
         job = submit(values["mode"], values["puzzle"], options, request.form.get("fresh") == "1")
