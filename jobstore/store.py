@@ -53,8 +53,13 @@ class JobStore:
         *,
         client: str | None = None,
         rates: Sequence[Rate] = (),
+        fresh: bool = False,
     ) -> Job:
         """Validate and queue a job; an identical live or succeeded job is returned instead.
+
+        Not one whose list the budget cut while this client's budget has room again, nor any
+        when `fresh` (a new run is wanted: it counts against the rates and the cap all the
+        same).
 
         With a client, every call counts against its `rates` (RateLimited beyond one, even for
         a puzzle then refused), and raises TooManyJobs (queueing nothing) when it has the cap
@@ -102,11 +107,13 @@ class JobStore:
         keys += [self.keys.client(client or ""), self.keys.jobs, self.keys.stats]
         keys.append(self.keys.waiting(checked_mode, lane))
         keys += rate_keys(self.prefix, client or "", rates)
+        keys.append(self.keys.budget(client or ""))
         fields = [item for pair in record.items() for item in pair]
         args = [self.settings.ttl, cap, new_id, record["created"], message, holder_field(client)]
         args += [len(rates), *rate_args(rates)]
+        last = ["1" if fresh else "0", self.settings.max_stored_per_client if budget else 0]
         # With Sentinel, run() returns only once a replica has the job (connection.replicated).
-        status, detail = self.scripts.run("create", keys, [*args, *fields])
+        status, detail = self.scripts.run("create", keys, [*args, *fields, *last])
         if status == "limited":
             raise RateLimited(rates, int(detail))
         if status == "full":
@@ -116,9 +123,22 @@ class JobStore:
             if job is not None:
                 return job
             # It expired between the script and the read: this submission now creates anew.
-            return self.submit(mode, puzzle, options, client=client)
+            return self.submit(mode, puzzle, options, client=client, fresh=fresh)
         # Its place in the queue, as every read of a queued job has it (one round trip).
         return place(self.redis, self.settings, Job.from_hash(record), message)
+
+    @guarded
+    def storage_left(self, client: str) -> int | None:
+        """Solutions the client's jobs may still store within the TTL window (None: no budget)."""
+        budget = self.settings.max_stored_per_client
+        if budget <= 0:
+            return None
+        return max(0, budget - int(self.redis.get(self.keys.budget(client)) or 0))
+
+    @guarded
+    def holds(self, job_id: str, client: str) -> bool:
+        """Whether the client holds the job (submitted it and has not let go: holders.py)."""
+        return bool(self.redis.hget(self.keys.job(job_id), holder_field(client)) == "1")
 
     def count_request(self, client: str | None, rates: Sequence[Rate]) -> None:
         """Count a job-creating request that was refused before submit's script counted it.

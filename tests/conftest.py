@@ -94,9 +94,10 @@ class TrackingStore(JobStore):
         *,
         client: str | None = None,
         rates: Sequence[Rate] = (),
+        fresh: bool = False,
     ) -> Job:
         """Submit and remember the job id."""
-        job = super().submit(mode, puzzle, options, client=client, rates=rates)
+        job = super().submit(mode, puzzle, options, client=client, rates=rates, fresh=fresh)
         self.submitted.append(job.id)
         return job
 

@@ -19,6 +19,7 @@ from web.jobview import (
     job_or_none,
     page_items,
     refused,
+    storage_left,
     store,
     submit,
     waited,
@@ -28,7 +29,7 @@ from web.problems import ApiProblem
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
-JOB_FIELDS = {"puzzle", "mode", "options"}
+JOB_FIELDS = {"puzzle", "mode", "options", "fresh"}
 
 
 def _invalid(detail: str, field: str) -> ApiProblem:
@@ -82,6 +83,14 @@ def parse_job_request(body: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
     return mode.value, puzzle, options
 
 
+def _fresh(body: dict[str, Any]) -> bool:
+    """The request's `fresh` flag (a new run even when an identical job exists), or 422."""
+    fresh = body.get("fresh", False)
+    if not isinstance(fresh, bool):
+        raise _invalid("'fresh' must be true or false.", "fresh")
+    return fresh
+
+
 def job_body(job: Job) -> dict[str, Any]:
     """Return the job's status body with links to its other resources."""
     body: dict[str, Any] = job.to_dict()
@@ -96,9 +105,10 @@ def job_body(job: Job) -> dict[str, Any]:
     return body
 
 
-def status_response(job: Job, status: int = 200) -> Response:
-    """Answer with the job's status body, plus Retry-After while it is still going."""
-    response = jsonify(job_body(job))
+def status_response(job: Job, status: int = 200, **extra: Any) -> Response:
+    """Answer with the job's status body (and `extra` fields), plus Retry-After while it is
+    still going."""
+    response = jsonify({**job_body(job), **extra})
     response.status_code = status
     if not job.done:
         response.headers["Retry-After"] = str(current_app.config["POLL_SECONDS"])
@@ -138,12 +148,14 @@ def create_job() -> Response:
     """Queue a job and answer 202 with its status and Location (after ?wait= at most)."""
     try:
         wait = wait_arg()
-        mode, puzzle, options = parse_job_request(_json_body())
+        body = _json_body()
+        mode, puzzle, options = parse_job_request(body)
+        fresh = _fresh(body)
     except (ApiProblem, HTTPException):
         refused()  # counted like any job-creating request (submit counts the others)
         raise
     try:
-        job = submit(mode, puzzle, options)
+        job = submit(mode, puzzle, options, fresh=fresh)
     except OptionsError as exc:  # before PuzzleError: a bad option value is both
         raise _option_problem(exc) from exc
     except PuzzleError as exc:
@@ -153,7 +165,7 @@ def create_job() -> Response:
     except TooManyJobs as exc:
         retry = {"Retry-After": str(QUEUE_FULL_RETRY)}
         raise ApiProblem(429, str(exc), slug="too-many-jobs", cap=exc.cap, headers=retry) from exc
-    response = status_response(waited(job, wait), 202)
+    response = status_response(waited(job, wait), 202, storage_left=storage_left())
     response.headers["Location"] = url_for("api.get_job", job_id=job.id)
     return response
 
@@ -262,7 +274,9 @@ def estimate() -> Response:
         raise ApiProblem(
             422, str(exc), slug="puzzle-error", field="puzzle", position=exc.position
         ) from exc
-    return jsonify(found)
+    left = storage_left()
+    exceeds = left is not None and found["solutions"] > left
+    return jsonify({**found, "storage_left": left, "exceeds_storage_left": exceeds})
 
 
 @bp.get("/openapi.json")

@@ -36,9 +36,17 @@ def rates() -> tuple[Rate, ...]:
     return configured
 
 
-def submit(mode: str, puzzle: str, options: Mapping[str, Any]) -> Job:
-    """Queue a job for this client; the submit script counts the request against its rates."""
-    return store().submit(mode, puzzle, options, client=client_id(), rates=rates())
+def submit(mode: str, puzzle: str, options: Mapping[str, Any], fresh: bool = False) -> Job:
+    """Queue a job for this client; the submit script counts the request against its rates.
+
+    `fresh`: a new run even when an identical job exists (dedup skipped, rate and cap not).
+    """
+    return store().submit(mode, puzzle, options, client=client_id(), rates=rates(), fresh=fresh)
+
+
+def storage_left() -> int | None:
+    """Solutions this client's jobs may still store (None: no storage budget)."""
+    return store().storage_left(client_id())
 
 
 def refused() -> None:

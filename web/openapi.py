@@ -83,7 +83,9 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                 "responses": {
                     "202": _json(
                         "Job",
-                        "Queued (or an identical job already known); Location names the job. "
+                        "Queued, or an identical job already known (not when `fresh`, nor one "
+                        "whose list the client's storage budget cut while it has room again); "
+                        "Location names the job. "
                         "With ?wait, the body may show the job already ended.",
                         {"Location": {"schema": {"type": "string"}}, **status_headers},
                     ),

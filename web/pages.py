@@ -19,10 +19,10 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
 from alphametic import PuzzleError
-from jobstore import Job, Mode, NotHeld, OptionsError, TooManyJobs
+from jobstore import Job, Mode, NotHeld, OptionsError, TooManyJobs, Unavailable
 from web import estimates, forms, jobtext
 from web.errors import Refusal
-from web.i18n import _, _l, duration, number
+from web.i18n import _, _l, duration, ngettext, number
 from web.jobview import (
     QUEUE_FULL_RETRY,
     answer_of,
@@ -33,6 +33,7 @@ from web.jobview import (
     pager,
     refused,
     solution_rows,
+    storage_left,
     store,
     submit,
 )
@@ -77,6 +78,7 @@ def _show_form(
         button=button,
         can_count=any(v == "count" for v, _label, _b in choices),
         state_labels=jobtext.state_labels(),
+        room=_room_note(),
         **extra,
     )
     return (page, status) if errors else page
@@ -95,17 +97,62 @@ def favicon() -> Response:
     return send_from_directory(static, "favicon.svg", mimetype="image/svg+xml", max_age=86400)
 
 
+def _room_note() -> str | None:
+    """The form's note on the client's storage budget, once it leaves less than a job's cap."""
+    try:
+        left = storage_left()
+    except Unavailable:
+        return None  # the form loads without Redis; submitting says it is away
+    settings = current_app.extensions["alphametic.settings"]
+    if left is None or left >= settings.max_stored_solutions:
+        return None
+    if left == 0:
+        return _(
+            "Your storage budget is used up: an enumeration now would count its solutions but "
+            "store none. Deleting the stored solutions of jobs you no longer need (on their "
+            "pages) makes room."
+        )
+    return ngettext(
+        "You have room to store %(count)s more solution.",
+        "You have room to store %(count)s more solutions.",
+        left,
+        count=number(left),
+    )
+
+
 def _size_warning(values: dict[str, str], options: dict[str, Any]) -> str | None:
-    """A warning when an enumeration would run past its time limit or storage cap, else None."""
-    if values["mode"] != Mode.ENUMERATE.value or request.form.get("confirm"):
+    """A warning when an enumeration would run past its time limit, storage cap or the client's
+    storage budget, else None.
+
+    confirm=1 ("List them anyway") skips every warning; confirm=size ("Run again", whose
+    size was accepted before) only those of size: the budget may have run out since.
+    """
+    confirm = request.form.get("confirm")
+    if values["mode"] != Mode.ENUMERATE.value or confirm == "1":
         return None
     try:
         found = estimates.for_request(values["puzzle"], options, current_app)
     except (ValueError, PuzzleError):
         return None  # submit reports it under its field
-    if not (found["exceeds_time_limit"] or found["exceeds_storage_cap"]):
-        return None
     about = number(round(found["solutions"]))
+    left = storage_left()
+    if left == 0 and found["solutions"] > 0:
+        return _(
+            "Your storage budget is used up: this enumeration would count its solutions but "
+            "store none of them. Count them instead, or first delete the stored solutions of "
+            "jobs you no longer need (on their pages)."
+        )
+    if confirm:
+        return None
+    if not (found["exceeds_time_limit"] or found["exceeds_storage_cap"]):
+        if left is not None and found["solutions"] > left:
+            return _(
+                "This puzzle has about %(count)s solutions, but your storage budget has room "
+                "for only %(left)s more: the rest would be counted, not stored.",
+                count=about,
+                left=number(left),
+            )
+        return None
     if found["exceeds_storage_cap"]:
         return _(
             "This puzzle has about %(count)s solutions, more than the %(cap)s a job may store. "
@@ -135,9 +182,11 @@ def create_job() -> Any:
     warning = _size_warning(values, options)
     if warning:
         refused()  # not queued, but a job-creating request all the same
-        return _show_form(values, {}, 200, warning=warning)
+        # The warning's buttons send the form again: a Run again stays a new run.
+        return _show_form(values, {}, 200, warning=warning, fresh=request.form.get("fresh"))
     try:
-        job = submit(values["mode"], values["puzzle"], options)
+        # "Run again" asks for a new run, not the identical job that exists (fresh).
+        job = submit(values["mode"], values["puzzle"], options, request.form.get("fresh") == "1")
     except OptionsError as exc:  # before PuzzleError: a bad option value is both
         return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
     except PuzzleError as exc:
@@ -186,7 +235,17 @@ def job_page(job_id: str) -> Any:
         page_size=PAGE_SIZE,
         grid=grid_rows(store().grid(job.id), job) if job.mode is not Mode.SOLVE else None,
         fixed=", ".join(f"{k}={v}" for k, v in (job.options.get("fixed") or {}).items()),
+        can_delete=_can_delete(job, info),
+        released=request.args.get("released") == "1",
     )
+
+
+def _can_delete(job: Job, info: dict[str, Any]) -> bool:
+    """Whether the page offers this visitor to delete the job's stored solutions (a holder's
+    ended enumeration whose solutions are still there)."""
+    if job.mode is not Mode.ENUMERATE or not job.done or info.get("deleted"):
+        return False
+    return store().holds(job.id, client_id())
 
 
 def _picked(job: Job, page_no: int, items: list[dict[str, int]], total: int) -> Any:
@@ -211,6 +270,22 @@ def cancel_job(job_id: str) -> Response:
     if found is None:
         abort(404, description="No job with this id (it may have expired).")
     return redirect(url_for("pages.job_page", job_id=canonical), code=303)
+
+
+@bp.post("/jobs/<job_id>/delete")
+def delete_job(job_id: str) -> Response:
+    """Delete a job's stored solutions from its page (only a holder may) and go back to it."""
+    canonical = canonical_id(job_id)
+    outcome = store().delete(canonical, client_id()) if canonical else "gone"
+    if outcome == "gone":
+        abort(404, description="No job with this id (it may have expired).")
+    if outcome == "forbidden":
+        raise Refusal(_("Other people submitted this job: only they can delete its solutions."))
+    if outcome == "running":
+        raise Refusal(_("This job has not ended: cancel it first, then delete its solutions."))
+    # One of several holders only lets go: the page says the solutions stay for the others.
+    released = "1" if outcome == "withdrawn" else None
+    return redirect(url_for("pages.job_page", job_id=canonical, released=released), code=303)
 
 
 @bp.app_context_processor

@@ -15,6 +15,14 @@ LINKS = ("self", "solutions", "cancel", "grid", "export", "page")
 NULL_TIME = {"type": ["string", "null"], "format": "date-time"}
 
 
+STORAGE_LEFT = {
+    "type": ["integer", "null"],
+    "minimum": 0,
+    "description": "Solutions this client's jobs may still store (its storage budget; null: "
+    "no budget). In an estimate, and in the answer to a submission only.",
+}
+
+
 def schemas(max_page: int) -> dict[str, Any]:
     """Return the component schemas."""
     digit_map = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
@@ -57,6 +65,12 @@ def schemas(max_page: int) -> dict[str, Any]:
                 "puzzle": puzzle_schema(),
                 "mode": {"type": "string", "enum": MODES, "default": Mode.SOLVE.value},
                 "options": {"$ref": "#/components/schemas/Options"},
+                "fresh": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "Start a new run even when an identical job exists (it "
+                    "counts against the rate and the cap of unfinished jobs like any job).",
+                },
             },
         },
         "Job": {
@@ -104,8 +118,11 @@ def schemas(max_page: int) -> dict[str, Any]:
                 "truncated_reason": {
                     "type": ["string", "null"],
                     "enum": ["cap", "budget", None],
-                    "description": "The job's cap on stored solutions, or its client's budget.",
+                    "description": "What cut the list: `cap`, the job's cap on stored "
+                    "solutions; `budget`, its client's storage budget (a later identical "
+                    "submission starts a new run once the budget has room).",
                 },
+                "storage_left": STORAGE_LEFT,
                 "limit_at": {
                     **NULL_TIME,
                     "description": "When the job will stop at its time limit, when that comes "
@@ -182,6 +199,8 @@ def schemas(max_page: int) -> dict[str, Any]:
                 "storage_cap",
                 "exceeds_time_limit",
                 "exceeds_storage_cap",
+                "storage_left",
+                "exceeds_storage_left",
             ],  # fmt: skip
             "properties": {
                 "puzzle": {"type": "string"},
@@ -198,6 +217,12 @@ def schemas(max_page: int) -> dict[str, Any]:
                 "storage_cap": {"type": "integer", "description": "Solutions stored per job."},
                 "exceeds_time_limit": {"type": "boolean"},
                 "exceeds_storage_cap": {"type": "boolean"},
+                "storage_left": STORAGE_LEFT,
+                "exceeds_storage_left": {
+                    "type": "boolean",
+                    "description": "An enumeration would find more than `storage_left` (with "
+                    "none left, it would store nothing).",
+                },
             },
         },
         "Explanation": _explanation(digit_map),

@@ -63,7 +63,6 @@ class Run:
         self.kept = int(record.get("stored_count") or 0)  # handed to Redis for storing
         self.nodes_before = job.nodes if resume is not None else 0
         self.searched_before = float(record.get("ran") or 0) if resume is not None else 0.0
-        self.truncated = False  # this run cut solutions beyond the job's cap
         self.first: str = ""
         self.outcome: str | None = None
         self.rate: float | None = None  # progress per second, smoothed
@@ -140,9 +139,10 @@ class Run:
         self.found += count
         if not self.job.mode.stores:
             return ""
-        keep = min(count, max(0, self.settings.max_stored_solutions - self.kept))
+        # One more than the cap: update.lua then sees the list cut and names why (the cap, or
+        # the client's budget when that cut it first), which this run cannot know.
+        keep = min(count, max(0, self.settings.max_stored_solutions + 1 - self.kept))
         self.kept += keep
-        self.truncated = self.truncated or keep < count
         return joined[: keep * width].decode()
 
     def hook(self, search: Any) -> bool:
@@ -184,8 +184,6 @@ class Run:
             "found": str(self.found + self.cursor.partial),
             "ran": repr(round(self.searched, 3)),
         }
-        if self.truncated:
-            fields.update(truncated="1", truncated_reason="cap")
         if not final:
             eta, limit_at = self.estimate(progress)
             fields["eta"] = "" if eta is None else repr(round(eta, 3))

@@ -3,25 +3,33 @@
 -- message appear together or not at all, in one round trip. The request is first counted
 -- against the client's rates (every request counts, even an identical one). The dedup
 -- string and the client's set hold job keys (not ids), so no key is built here. A job being
--- canceled, or whose stored solutions were deleted, is not handed out again: a new one is made.
+-- canceled, or whose stored solutions were deleted, is not handed out again: a new one is made;
+-- nor is one whose list the client's budget cut once this client's budget has room again, nor
+-- any to a fresh submission ("Run again": still counted against the rates and the cap).
 -- Whoever submits a job holds it (a 'c:<client>' field '1', counted in 'clients'; '0' once it
 -- let go): an identical submission returning the existing job makes its client a holder too
 -- (withdraw.lua, delete.lua).
 -- KEYS: job hash, dedup string, queued zset, lane list, the client's set of unfinished jobs
 --       (checked only when the cap is above 0), jobs zset, stats hash, the lane's waiting zset,
---       n rate window counters.
+--       n rate window counters, the client's budget counter.
 -- ARGV: ttl, client cap (0: none), job_id, created, message, the client's holder field, n,
---       amount, seconds per rate window..., field/value pairs...
+--       amount, seconds per rate window..., field/value pairs..., fresh ('1': no dedup),
+--       budget (solutions a client may store; 0: none).
 -- Returns {'limited', seconds} | {'existing', old_id} | {'full', ''} (the client is at its cap)
 -- | {'created', ''}.
 local n = tonumber(ARGV[7])
 local wait = over_rate(9, n, 8)
 if wait > 0 then return {'limited', tostring(wait)} end
-local old = redis.call('GET', KEYS[2])
+local budget = tonumber(ARGV[#ARGV])
+local old = ARGV[#ARGV - 1] ~= '1' and redis.call('GET', KEYS[2])
 if old then
-  local s = redis.call('HMGET', old, 'state', 'id', 'cancel', 'deleted')
+  local s = redis.call('HMGET', old, 'state', 'id', 'cancel', 'deleted', 'truncated',
+    'truncated_reason')
   local live = (s[1] == 'queued' or s[1] == 'running') and (s[3] or '') == ''
-  if live or (s[1] == 'succeeded' and (s[4] or '') == '') then
+  -- A list the budget cut has a hole a new run can fill once the budget has room.
+  local refill = s[5] == '1' and s[6] == 'budget' and budget > 0 and
+    tonumber(redis.call('GET', KEYS[#KEYS]) or '0') < budget
+  if not refill and (live or (s[1] == 'succeeded' and (s[4] or '') == '')) then
     if redis.call('HGET', old, ARGV[6]) ~= '1' then
       redis.call('HSET', old, ARGV[6], '1')
       redis.call('HINCRBY', old, 'clients', 1)
@@ -46,7 +54,7 @@ if tonumber(ARGV[2]) > 0 then
   redis.call('SADD', KEYS[5], KEYS[1])
   redis.call('EXPIRE', KEYS[5], ttl)
 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 8 + 2 * n))
+redis.call('HSET', KEYS[1], unpack(ARGV, 8 + 2 * n, #ARGV - 2))
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('SET', KEYS[2], KEYS[1], 'EX', ttl)
 -- Watched by the sweep: a job still queued while its queue is empty lost its message.

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from jobstore import Job, JobStore, Settings, State, StorageFull
+from jobstore import Job, JobStore, Rate, RateLimited, Settings, State, StorageFull, TooManyJobs
 from tests.support.puzzles import engine_list
 
 # 290,304 solutions over 12 shards (base 11).
@@ -20,6 +20,11 @@ def stored(store: JobStore, job_id: str) -> int:
     page = store.solutions(job_id, 0, 1)
     assert page is not None
     return page.total
+
+
+def used(store: JobStore, client: str) -> int:
+    """Solutions the client's jobs stored against its budget."""
+    return int(store.redis.get(store.keys.budget(client)) or 0)
 
 
 def test_the_cap_holds_exactly_across_shards(
@@ -115,3 +120,70 @@ def test_a_running_sharded_job_says_its_client_budget_cut_its_list(
     assert running.to_dict()["truncated_reason"] == "budget"
     ended = wait_job(store, job.id)
     assert ended.truncated and ended.truncated_reason == "budget"
+
+
+def test_the_budget_is_named_when_it_cut_the_list_before_the_cap(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, wait_job: Any
+) -> None:
+    """A job that finds more than its cap, whose client's budget stopped it storing first,
+    says `budget` (the cap alone says `cap`)."""
+    settings = fresh_settings(
+        shard_threshold=0, max_stored_per_client=1_500, max_stored_solutions=1_200
+    )
+    store = JobStore(settings)
+    worker_factory(settings, "enumerate")
+    first = wait_job(store, store.submit("enumerate", "ABC + DEF = GHI", client="c1").id)
+    assert stored(store, first.id) == 1_088 and not first.truncated
+    cut = wait_job(store, store.submit("enumerate", "ABC + DEF = GHI", {"base": 11},
+                                       client="c1").id)  # fmt: skip
+    assert cut.solutions_found > 1_200 and stored(store, cut.id) == 1_500 - 1_088
+    assert cut.truncated and cut.to_dict()["truncated_reason"] == "budget"
+    capped = wait_job(store, store.submit("enumerate", "ABC + DEF = GHI", {"base": 11},
+                                          client="c2").id)  # fmt: skip
+    assert stored(store, capped.id) == 1_200
+    assert capped.truncated and capped.to_dict()["truncated_reason"] == "cap"
+
+
+def test_a_job_the_budget_cut_is_not_handed_out_again_once_the_budget_has_room(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, wait_job: Any
+) -> None:
+    """While the budget has no room the identical submission shares the cut job; once room
+    is freed it starts a new run, which later identical submissions share."""
+    settings = fresh_settings(shard_threshold=0, max_stored_per_client=1_500)
+    store = JobStore(settings)
+    worker_factory(settings, "enumerate")
+    puzzle = ("ABC + DEF = GHI", {"base": 11})
+    first = wait_job(store, store.submit("enumerate", "ABC + DEF = GHI", client="c1").id)
+    cut = wait_job(store, store.submit("enumerate", *puzzle, client="c1").id)
+    assert cut.truncated_reason == "budget" and stored(store, cut.id) == 1_500 - 1_088
+    assert used(store, "c1") == 1_500
+    assert store.submit("enumerate", *puzzle, client="c1").id == cut.id  # no room: no use
+    assert store.delete(first.id, "c1") == "deleted"
+    assert used(store, "c1") == 1_500 - 1_088
+    anew = store.submit("enumerate", *puzzle, client="c1")
+    assert anew.id != cut.id
+    done = wait_job(store, anew.id)
+    assert stored(store, done.id) == 1_088 and used(store, "c1") == 1_500
+    assert store.submit("enumerate", *puzzle, client="c1").id == anew.id
+    # A whole job is shared as before.
+    other = wait_job(store, store.submit("enumerate", "TWO + TWO = FOUR", client="c2").id)
+    assert store.submit("enumerate", "TWO + TWO = FOUR", client="c3").id == other.id
+
+
+def test_a_fresh_submission_starts_a_new_run_and_counts_like_any(
+    fresh_settings: Callable[..., Settings],
+) -> None:
+    """`fresh` skips dedup (later identical submissions share the new job) but not the cap of
+    unfinished jobs nor the rate."""
+    settings = fresh_settings(max_queued_per_client=2)
+    store = JobStore(settings)
+    rates = (Rate(4, 60, "4 per minute"),)
+    first = store.submit("enumerate", "ABC + DEF = GHI", client="c1", rates=rates)
+    again = store.submit("enumerate", "ABC + DEF = GHI", client="c1", rates=rates, fresh=True)
+    assert again.id != first.id and again.state is State.QUEUED
+    assert store.storage_left("c1") == settings.max_stored_per_client  # nothing stored yet
+    assert store.submit("enumerate", "ABC + DEF = GHI", client="c1", rates=rates).id == again.id
+    with pytest.raises(TooManyJobs):  # two unfinished already
+        store.submit("enumerate", "ABC + DEF = GHI", client="c1", rates=rates, fresh=True)
+    with pytest.raises(RateLimited):  # the fifth request within the minute
+        store.submit("enumerate", "ABC + DEF = GHI", client="c1", rates=rates, fresh=True)

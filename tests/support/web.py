@@ -21,6 +21,13 @@ def make_app(settings: Any, **config: Any) -> Flask:
     return create_app(base)
 
 
+def as_client(app: Flask, address: str) -> FlaskClient:
+    """A test client whose requests come from this address (the client's identity)."""
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = address
+    return client
+
+
 def assert_problem(response: Any, status: int) -> dict[str, Any]:
     """Check an RFC 9457 problem response and return its body."""
     assert response.status_code == status, response.get_data(as_text=True)

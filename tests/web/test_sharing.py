@@ -6,22 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask
-from flask.testing import FlaskClient
 
 from jobstore import JobStore, State
 from tests.support.processes import wait_job
-from tests.support.web import assert_problem, token
+from tests.support.web import as_client, assert_problem, token
 
 # Unique to this file, so no other test's job is handed out instead.
 LONG = {"puzzle": "CP + IS + FUN = TRUE", "mode": "enumerate", "options": {"base": 35}}
 SMALL = {"puzzle": "TWO + TWO = FOUR", "mode": "enumerate", "options": {"base": 11}}
-
-
-def as_client(app: Flask, address: str) -> FlaskClient:
-    """A test client whose requests come from this address (the client's identity)."""
-    client = app.test_client()
-    client.environ_base["REMOTE_ADDR"] = address
-    return client
 
 
 def test_a_shared_running_job_runs_on_until_its_last_holder_cancels(
