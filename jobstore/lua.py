@@ -49,6 +49,7 @@ NAMES = (
     "delete",
     "withdraw",
     "requeue",  # an operator's re-queue of a failed job (jobstore/admin.py)
+    "alone",  # the end of a client's one-at-a-time work (JobStore.alone)
 )
 
 Arg = str | int | float
