@@ -28,14 +28,18 @@ __all__ = ["Search", "Size", "as_dict", "count", "estimate", "seconds", "shards"
 # nodes, ~60-100 ms); sums get PROBES random paths per probe (24: 192 paths, ~10-40 ms).
 STEP_NODES = 2000
 PROBES = 8
-# Nodes of a count run to learn whether it keeps its memo (it decides after PROBE states).
-VERDICT_NODES = 4 * PROBE
+# Probes of a sum stop after this many loop turns (bases near 36 cost ~1,300 a probe), once
+# MIN_PROBES are done: the sample's cost stays ~30-60 ms whatever the base.
+PROBE_EFFORT = 30_000
+MIN_PROBES = 8
 # A node call of the count engine in loop turns (a window lookup per child, the memo).
-CALL_TURNS = 4.0
+CALL_TURNS = 1.0
+# A window lookup of the count engine in loop turns, per digit of the base.
+WINDOW_TURNS = 0.2
 # CPU seconds per unit of Size.work on one core of the reference machine (bench/estimates.py
 # calibrates them), per solution handed out by a listing, and per search set up.
-STEP_SECONDS = 1.5e-6
-LINEAR_SECONDS = 0.3e-6
+STEP_SECONDS = 1.2e-6
+LINEAR_SECONDS = 0.4e-6
 SOLUTION_SECONDS = 1.5e-6
 SETUP_SECONDS = 1e-3
 
@@ -330,29 +334,52 @@ def _measure(puzzle: Puzzle, probes: int) -> Size:
     if plan.empty or plan.n == 0:
         return Size(1.0, 1.0, 0.0, True)
     sym = _symmetry(plan)
-    if sym[-1] > 1 and plan.counts.verdict is None:
-        # Whether the count keeps its memo is decided by its first PROBE stored states: run
-        # it that far (a few hundred nodes); a small tree is counted whole on the way.
-        done = _start_count(puzzle, plan)
-        if done is not None:
-            return done
-    if not plan.counts.verdict:
+    if not _memo_kept(plan):
         sym = [1.0] * len(sym)
     return _probe_sums(plan, PROBES * probes, sym)
 
 
-def _start_count(puzzle: Puzzle, plan: Plan) -> Size | None:
-    """Run the count until it decides on its memo: its exact size if it ends by then."""
-    box = plan.counts
+def _memo_kept(plan: Plan) -> bool:
+    """Whether the count keeps its memo: its verdict, or what its first PROBE states decide.
 
-    def enough(search: Search) -> bool:
-        return box.verdict is not None or search.nodes > VERDICT_NODES
+    count_tree stores each finished state (depth, sum, digits used) and keeps the memo when
+    1 in 8 lookups hit by the PROBE-th store. Those states come first in its depth-first
+    order, so the same walk over node calls, without the inline loops below them, tells.
+    """
+    if plan.counts.verdict is not None:
+        return plan.counts.verdict
+    last, coef, step, g, inv = plan.last, plan.coef, plan.step, plan.g, plan.inv
+    seen: set[tuple[int, int, int]] = set()
+    hits = 0
 
-    search = Search(puzzle, check=enough, check_interval=0.0)
-    found = search.count()
-    if search.stopped:
-        return None
-    return Size(float(max(search.nodes, 1)), float(max(search.nodes, 1)), float(found), True)
+    def node(i: int, s: int, used: int, lo: int, hi: int) -> None:
+        nonlocal hits
+        if (i, s, used) in seen:
+            hits += 1
+            return
+        m = step[i]
+        if m > 1:
+            if s % g[i]:
+                return
+            lo += ((-s // g[i]) * inv[i] - lo) % m
+        if i + 2 < last:
+            for d in range(lo, hi + 1, m):
+                if not used >> d & 1:
+                    t, u = s + coef[i] * d, used | 1 << d
+                    x, y = _window(plan, i + 1, t, u)
+                    if x <= y:
+                        node(i + 1, t, u, x, y)
+        seen.add((i, s, used))
+        if len(seen) == PROBE:
+            raise _Stop
+
+    lo, hi = _top_window(plan, plan.s0, plan.used0)
+    try:
+        if lo <= hi:
+            node(0, plan.s0, plan.used0, lo, hi)
+    except _Stop:
+        return hits * 8 >= PROBE
+    return True  # fewer states than the probe: the memo is never dropped
 
 
 def _probe_sums(plan: Plan, probes: int, sym: list[float]) -> Size:
@@ -366,8 +393,10 @@ def _probe_sums(plan: Plan, probes: int, sym: list[float]) -> Size:
     """
     last, coef = plan.last, plan.coef
     rng = random.Random(0)
-    calls = hits = turns = leaves = 0.0
-    for _ in range(probes):
+    calls = hits = turns = windows = leaves = 0.0
+    effort, done = 0, 0
+    while done < probes and (done < MIN_PROBES or effort < PROBE_EFFORT):
+        done += 1
         weight, s, used = 1.0, plan.s0, plan.used0
         i = 0
         lo, hi = _top_window(plan, s, used)
@@ -380,16 +409,23 @@ def _probe_sums(plan: Plan, probes: int, sym: list[float]) -> Size:
                     break
                 lo += ((-s // plan.g[i]) * plan.inv[i] - lo) % m
             turns += weight / sym[i] * len(range(lo, hi + 1, m))
+            effort += len(range(lo, hi + 1, m))
             if i + 2 >= last:
                 # The inline loops: the letter before the last tries its window per digit.
                 inner, found = _inline(plan, i, s, used, range(lo, hi + 1, m))
+                if i + 2 == last:
+                    windows += (
+                        weight / sym[i] * sum(1 for d in range(lo, hi + 1, m) if not used >> d & 1)
+                    )
                 turns += weight / sym[i] * inner
+                effort += inner
                 leaves += weight * found
                 break
             kids = []
             for d in range(lo, hi + 1, m):
                 if used >> d & 1:
                     continue
+                windows += weight / sym[i]
                 t, u = s + coef[i] * d, used | 1 << d
                 x, y = _window(plan, i + 1, t, u)
                 if x <= y:
@@ -399,13 +435,15 @@ def _probe_sums(plan: Plan, probes: int, sym: list[float]) -> Size:
             weight *= len(kids)
             d, lo, hi = rng.choice(kids)
             s, used, i = s + coef[i] * d, used | 1 << d, i + 1
-    if calls / probes > MEMO_CAP:
+    if calls / done > MEMO_CAP and sym[-1] > 1:
         # A full memo stores no more: beyond its cap, states are searched again.
-        kept = MEMO_CAP / (calls / probes)
-        calls, turns = calls / kept, turns / kept
-    nodes = calls / probes
-    work = (calls * CALL_TURNS + hits + turns) / probes
-    return Size(max(nodes, 1.0), max(work, 1.0), leaves / probes, True)
+        kept = MEMO_CAP / (calls / done)
+        calls, turns, windows = calls / kept, turns / kept, windows / kept
+    nodes = calls / done
+    # A window lookup costs more in a big base (one computed costs O(base), and more of
+    # them are new: one per set of digits used).
+    work = calls * CALL_TURNS + hits + turns + windows * plan.base * WINDOW_TURNS
+    return Size(max(nodes, 1.0), max(work / done, 1.0), leaves / done, True)
 
 
 def _window(plan: Plan, i: int, s: int, used: int) -> tuple[int, int]:

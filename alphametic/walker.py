@@ -20,7 +20,7 @@ TOP = 2
 # Sizing runs (measure): children of a subtree measured at most, and nodes below which a
 # child is not worth a run of its own.
 SPLIT = 3
-SAMPLE_NODES = 400
+SAMPLE_NODES = 1000
 
 
 class _Cap(Exception):
