@@ -42,6 +42,9 @@ STEP_SECONDS = 1.2e-6
 LINEAR_SECONDS = 0.4e-6
 SOLUTION_SECONDS = 1.5e-6
 SETUP_SECONDS = 1e-3
+# The speed the node thresholds of the job service assume (settings.shard_threshold, 2e6:
+# "about a second of search"): estimate() is in these reference nodes.
+NODES_PER_SECOND = 2e6
 
 # Solutions handed out between two looks at the clock (they cost the consumer time too).
 CHUNK = 1024
@@ -290,8 +293,13 @@ def shards(puzzle: Puzzle, depth: int) -> list[tuple[tuple[int, ...], float]]:
 
 
 def estimate(puzzle: Puzzle, probes: int = 24) -> float:
-    """Return the estimated number of search nodes, as Search.nodes counts them (deterministic)."""
-    return _measure(puzzle, probes).nodes
+    """Return the estimated search effort in reference nodes: seconds() * NODES_PER_SECOND.
+
+    One scale for both engines (a node of the sum engine runs inline loops worth dozens of
+    step-search nodes), so thresholds in nodes (lanes, pieces, shards) mean search time;
+    size() gives the nodes as Search.nodes counts them.
+    """
+    return seconds(puzzle, probes=probes) * NODES_PER_SECOND
 
 
 class Size(NamedTuple):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from alphametic import Search, estimate, parse, seconds, size
+from alphametic.search import NODES_PER_SECOND
 
 # (puzzle, base): products, a system and sums (symmetric ones, whose count memoises, too),
 # each counted in well under a second.
@@ -29,7 +30,7 @@ QUICK = [
 @pytest.mark.parametrize(("text", "base"), QUICK)
 def test_estimated_nodes_are_within_3x_of_a_full_count(text: str, base: int) -> None:
     puzzle = parse(text, base=base)
-    guess = estimate(puzzle)
+    guess = size(puzzle).nodes
     search = Search(puzzle)
     search.count()
     assert search.nodes / 3 <= guess <= search.nodes * 3, (guess, search.nodes)
@@ -40,5 +41,7 @@ def test_the_estimate_is_deterministic_and_seconds_follow_it() -> None:
     assert size(puzzle) == size(puzzle)
     bigger = parse("TWO * SIX = TWELVE", base=16)
     assert 0 < seconds(puzzle) < seconds(bigger)
+    # estimate() is the same figure on the scale of the service's node thresholds.
+    assert estimate(bigger) == seconds(bigger) * NODES_PER_SECOND
     # A listing hands out every solution as well: never cheaper than the count.
     assert seconds(bigger, enumerate=True) >= seconds(bigger)
