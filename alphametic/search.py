@@ -336,8 +336,8 @@ def seconds(
 def _measure(puzzle: Puzzle, probes: int) -> Size:
     """Estimate the search of either engine (probes sets how much is sampled)."""
     if not puzzle.is_linear:
-        nodes, solutions = walker.measure(model_for(puzzle), STEP_NODES * probes)
-        return Size(nodes, nodes, solutions, False)
+        nodes, solutions, work = walker.measure(model_for(puzzle), STEP_NODES * probes)
+        return Size(nodes, work, solutions, False)
     plan = plan_for(puzzle)
     if plan.empty or plan.n == 0:
         return Size(1.0, 1.0, 0.0, True)

@@ -21,6 +21,9 @@ TOP = 2
 # child is not worth a run of its own.
 SPLIT = 3
 SAMPLE_NODES = 1000
+# Extra cost of a LINEAR tail's node, in plain nodes, per (letters - 2) squared: fitted on the
+# two systems of bench/estimates.json that end in one (3 letters: ~2 us; 5 letters: ~19 us).
+LINEAR_NODE = 1.7
 
 
 class _Cap(Exception):
@@ -123,8 +126,8 @@ def size(model: Model, cap: int) -> float:
     return measure(model, cap)[0]
 
 
-def measure(model: Model, cap: int) -> tuple[float, float]:
-    """Return (nodes, solutions) of the step search: exact under cap, else a stratified sample.
+def measure(model: Model, cap: int) -> tuple[float, float, float]:
+    """Return (nodes, solutions, work) of the step search: exact under cap, else sampled.
 
     Knuth's single random path misses the few heavy subtrees of a product (30x low on
     NORTH * WEST = EAST * SOUTH in base 15), and cap / progress after a prefix of the tree
@@ -132,11 +135,15 @@ def measure(model: Model, cap: int) -> tuple[float, float]:
     is counted exactly, and one that it does not is split on its next tried letter and a
     few of its children are measured the same way (all of them near the root): the mean
     times the number of children estimates it, like Knuth's estimator with exact leaves.
+    Work is in plain nodes: a node of a LINEAR tail costs more, the more letters it has
+    (each looks up windows over the digits used, and few of those repeat).
     """
     sampler = _Sampler(model)
     if not sampler.walk.ready:
-        return 1.0, 0.0
-    return sampler.estimate((), float(cap), random.Random(0))
+        return 1.0, 0.0, 1.0
+    nodes, solutions, linear = sampler.estimate((), float(cap), random.Random(0))
+    letters = max((len(step.slots) for step in model.steps if step.kind == LINEAR), default=2)
+    return nodes, solutions, nodes + linear * LINEAR_NODE * max(letters - 2, 0) ** 2
 
 
 class _Sampler:
@@ -158,7 +165,19 @@ class _Sampler:
             raise _Cap
 
         walk.tick = stop
-        self.run = walk._chain(0, len(model.steps), emit) if walk.ready else emit
+        self.linear = 0  # nodes spent in a LINEAR tail by the runs so far
+        n = len(model.steps)
+        tail = next((k for k, step in enumerate(model.steps) if step.kind == LINEAR), n)
+        below = walk._chain(tail, n, emit) if walk.ready else emit
+
+        def linear() -> None:
+            before = walk.budget
+            try:
+                below()
+            finally:
+                self.linear += before - walk.budget
+
+        self.run = walk._chain(0, tail, linear if tail < n else below) if walk.ready else emit
 
     def children(self, prefix: tuple[int, ...]) -> list[int]:
         """The digits the next tried letter may take after the prefix (distinct, in range)."""
@@ -170,13 +189,13 @@ class _Sampler:
         s = self.enums[len(prefix)]
         return [d for d in range(self.lo[s], self.hi[s] + 1) if not used >> d & 1]
 
-    def count(self, prefix: tuple[int, ...], cap: int) -> tuple[int, int] | None:
-        """(nodes, solutions) of the search under the prefix, or None if it passes cap nodes."""
+    def count(self, prefix: tuple[int, ...], cap: int) -> tuple[int, int, int] | None:
+        """(nodes, solutions, LINEAR nodes) under the prefix, or None if it passes cap nodes."""
         walk = self.walk
         walk.lo[:], walk.hi[:] = self.lo, self.hi
         for s, d in zip(self.enums, prefix, strict=False):
             walk.lo[s], walk.hi[s] = (d, d) if self.lo[s] <= d <= self.hi[s] else (1, 0)
-        walk.count, walk.budget = 0, cap + 1
+        walk.count, walk.budget, self.linear = 0, cap + 1, 0
         try:
             self.run()
         except _Cap:
@@ -187,19 +206,19 @@ class _Sampler:
                 self.saved[2],
             )
             return None
-        return cap + 1 - walk.budget, walk.count
+        return cap + 1 - walk.budget, walk.count, self.linear
 
     def estimate(
         self, prefix: tuple[int, ...], budget: float, rng: random.Random
-    ) -> tuple[float, float]:
-        """(nodes, solutions) under the prefix, spending about `budget` nodes of runs."""
+    ) -> tuple[float, float, float]:
+        """(nodes, solutions, LINEAR nodes) under the prefix, from about `budget` nodes of runs."""
         first = int(budget / 4)
         exact = self.count(prefix, max(first, 64))
         if exact is not None:
-            return float(exact[0]), float(exact[1])
+            return float(exact[0]), float(exact[1]), float(exact[2])
         digits = self.children(prefix)
         if not digits:
-            return max(float(first), 1.0), 0.0  # nothing to split on: at least what was run
+            return max(float(first), 1.0), 0.0, 0.0  # nothing to split on: at least what ran
         left = budget - first
         # Near the root every child (its share of the tree differs most); below, a few.
         k = (
@@ -208,9 +227,9 @@ class _Sampler:
             else min(len(digits), max(1, int(left // SAMPLE_NODES)), SPLIT)
         )
         picked = digits if k == len(digits) else sorted(rng.sample(digits, k))
-        nodes = solutions = 0.0
+        nodes = solutions = linear = 0.0
         for d in picked:
-            n, c = self.estimate((*prefix, d), left / k, rng)
-            nodes, solutions = nodes + n, solutions + c
+            n, c, lin = self.estimate((*prefix, d), left / k, rng)
+            nodes, solutions, linear = nodes + n, solutions + c, linear + lin
         scale = len(digits) / k
-        return nodes * scale + 1.0, solutions * scale
+        return nodes * scale + 1.0, solutions * scale, linear * scale
