@@ -29,7 +29,8 @@ __all__ = ["Search", "Size", "as_dict", "count", "estimate", "seconds", "shards"
 STEP_NODES = 2000
 PROBES = 8
 # Probes of a sum stop after this many loop turns (bases near 36 cost ~1,300 a probe), once
-# MIN_PROBES are done: the sample's cost stays ~30-60 ms whatever the base.
+# MIN_PROBES are done: the sample's cost stays ~30-60 ms whatever the base (for 24 probes;
+# fewer asked for, proportionally less: lanes and pieces ask for 4).
 PROBE_EFFORT = 30_000
 MIN_PROBES = 8
 # A node call of the count engine in loop turns (a window lookup per child, the memo).
@@ -403,7 +404,8 @@ def _probe_sums(plan: Plan, probes: int, sym: list[float]) -> Size:
     rng = random.Random(0)
     calls = hits = turns = windows = leaves = 0.0
     effort, done = 0, 0
-    while done < probes and (done < MIN_PROBES or effort < PROBE_EFFORT):
+    cap = PROBE_EFFORT * probes // (PROBES * 24)  # 30,000 turns for the default 24 probes
+    while done < probes and (done < MIN_PROBES or effort < cap):
         done += 1
         weight, s, used = 1.0, plan.s0, plan.used0
         i = 0
