@@ -189,12 +189,19 @@ class _Sampler:
         s = self.enums[len(prefix)]
         return [d for d in range(self.lo[s], self.hi[s] + 1) if not used >> d & 1]
 
-    def count(self, prefix: tuple[int, ...], cap: int) -> tuple[int, int, int] | None:
-        """(nodes, solutions, LINEAR nodes) under the prefix, or None if it passes cap nodes."""
+    def count(
+        self, prefix: tuple[int, ...], cap: int, stop: bool = False
+    ) -> tuple[int, int, int] | None:
+        """(nodes, solutions, LINEAR nodes) under the prefix, or None if it passes cap nodes.
+
+        stop=True leaves the next tried letter no digit: the nodes every child shares.
+        """
         walk = self.walk
         walk.lo[:], walk.hi[:] = self.lo, self.hi
         for s, d in zip(self.enums, prefix, strict=False):
             walk.lo[s], walk.hi[s] = (d, d) if self.lo[s] <= d <= self.hi[s] else (1, 0)
+        if stop and len(prefix) < len(self.enums):
+            walk.lo[self.enums[len(prefix)]], walk.hi[self.enums[len(prefix)]] = 1, 0
         walk.count, walk.budget, self.linear = 0, cap + 1, 0
         try:
             self.run()
@@ -227,9 +234,13 @@ class _Sampler:
             else min(len(digits), max(1, int(left // SAMPLE_NODES)), SPLIT)
         )
         picked = digits if k == len(digits) else sorted(rng.sample(digits, k))
+        # Each child's run passes the nodes above its letter again (the path, the other roots
+        # of a solved letter): counted once, not once per child.
+        above = self.count(prefix, max(first, 64), stop=True)
+        shared = float(above[0]) if above is not None else 0.0
         nodes = solutions = linear = 0.0
         for d in picked:
             n, c, lin = self.estimate((*prefix, d), left / k, rng)
-            nodes, solutions, linear = nodes + n, solutions + c, linear + lin
+            nodes, solutions, linear = nodes + max(n - shared, 0.0), solutions + c, linear + lin
         scale = len(digits) / k
-        return nodes * scale + 1.0, solutions * scale, linear * scale
+        return shared + nodes * scale, solutions * scale, linear * scale
