@@ -21,9 +21,9 @@ TOP = 2
 # child is not worth a run of its own.
 SPLIT = 3
 SAMPLE_NODES = 1000
-# Extra cost of a LINEAR tail's node, in plain nodes, per (letters - 2) squared: fitted on the
-# two systems of bench/estimates.json that end in one (3 letters: ~2 us; 5 letters: ~19 us).
-LINEAR_NODE = 1.7
+# Extra cost of a LINEAR tail's node, in plain nodes, per (letters - 3) squared: fitted on the
+# two systems of bench/estimates.json that end in one (3 letters: none seen; 5: ~19 us).
+LINEAR_NODE = 4.0
 
 
 class _Cap(Exception):
@@ -142,8 +142,8 @@ def measure(model: Model, cap: int) -> tuple[float, float, float]:
     if not sampler.walk.ready:
         return 1.0, 0.0, 1.0
     nodes, solutions, linear = sampler.estimate((), float(cap), random.Random(0))
-    letters = max((len(step.slots) for step in model.steps if step.kind == LINEAR), default=2)
-    return nodes, solutions, nodes + linear * LINEAR_NODE * max(letters - 2, 0) ** 2
+    letters = max((len(step.slots) for step in model.steps if step.kind == LINEAR), default=3)
+    return nodes, solutions, nodes + linear * LINEAR_NODE * max(letters - 3, 0) ** 2
 
 
 class _Sampler:
