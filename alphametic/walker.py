@@ -24,6 +24,8 @@ SAMPLE_NODES = 1000
 # Extra cost of a LINEAR tail's node, in plain nodes, per (letters - 3) squared: fitted on the
 # two systems of bench/estimates.json that end in one (3 letters: none seen; 5: ~19 us).
 LINEAR_NODE = 4.0
+# Nodes of the short run that tells a child that dies at once from one worth sampling.
+PEEK = 16
 
 
 class _Cap(Exception):
@@ -226,21 +228,30 @@ class _Sampler:
         digits = self.children(prefix)
         if not digits:
             return max(float(first), 1.0), 0.0, 0.0  # nothing to split on: at least what ran
-        left = budget - first
-        # Near the root every child (its share of the tree differs most); below, a few.
-        k = (
-            len(digits)
-            if not prefix
-            else min(len(digits), max(1, int(left // SAMPLE_NODES)), SPLIT)
-        )
-        picked = digits if k == len(digits) else sorted(rng.sample(digits, k))
         # Each child's run passes the nodes above its letter again (the path, the other roots
         # of a solved letter): counted once, not once per child.
         above = self.count(prefix, max(first, 64), stop=True)
         shared = float(above[0]) if above is not None else 0.0
+        # Most children of a product die at once (a column check): a short run counts those
+        # exactly, and only the others are sampled (Knuth samples the children that survive).
         nodes = solutions = linear = 0.0
+        heavy = []
+        for d in digits:
+            found = self.count((*prefix, d), PEEK)
+            if found is None:
+                heavy.append(d)
+            else:
+                nodes += max(found[0] - shared, 0.0)
+                solutions, linear = solutions + found[1], linear + found[2]
+        if not heavy:
+            return shared + nodes, solutions, linear
+        left = budget - first - PEEK * len(digits)
+        # Near the root every child (its share of the tree differs most); below, a few.
+        k = min(len(heavy), max(1, int(left // SAMPLE_NODES)), SPLIT) if prefix else len(heavy)
+        picked = heavy if k == len(heavy) else sorted(rng.sample(heavy, k))
+        scale = len(heavy) / k
         for d in picked:
-            n, c, lin = self.estimate((*prefix, d), left / k, rng)
-            nodes, solutions, linear = nodes + max(n - shared, 0.0), solutions + c, linear + lin
-        scale = len(digits) / k
-        return shared + nodes * scale, solutions * scale, linear * scale
+            n, c, lin = self.estimate((*prefix, d), max(left, 0.0) / k, rng)
+            nodes += max(n - shared, 0.0) * scale
+            solutions, linear = solutions + c * scale, linear + lin * scale
+        return shared + nodes, solutions, linear
