@@ -40,7 +40,7 @@ WINDOW_TURNS = 0.2
 # CPU seconds per unit of Size.work on one core of the reference machine (bench/estimates.py
 # calibrates them), per solution handed out by a listing, and per search set up.
 STEP_SECONDS = 1.2e-6
-LINEAR_SECONDS = 0.4e-6
+LINEAR_SECONDS = 0.3e-6
 SOLUTION_SECONDS = 1.5e-6
 SETUP_SECONDS = 1e-3
 # The speed the node thresholds of the job service assume (settings.shard_threshold, 2e6:
