@@ -10,7 +10,7 @@ from .puzzle import (
     parse,
 )
 from .render import render_line, render_sum, render_table
-from .search import Search, as_dict, count, estimate, shards, solve
+from .search import Search, Size, as_dict, count, estimate, seconds, shards, size, solve
 
 __all__ = [
     "MAX_CHARS",
@@ -19,6 +19,7 @@ __all__ = [
     "Puzzle",
     "PuzzleError",
     "Search",
+    "Size",
     "as_dict",
     "count",
     "estimate",
@@ -27,6 +28,8 @@ __all__ = [
     "render_line",
     "render_sum",
     "render_table",
+    "seconds",
     "shards",
+    "size",
     "solve",
 ]

@@ -8,18 +8,44 @@ the check hook and stop the same way.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache
 from time import monotonic
+from typing import NamedTuple
 
 from . import walker
-from .core import Run, Solution, Tally, batches
+from .bounds import window
+from .core import MEMO_CAP, PROBE, Run, Solution, Tally, batches
 from .counting import count_tree
 from .plan import Plan, plan_for
 from .puzzle import Puzzle
 from .schedule import Model
 from .walker import Walk, model_for
 
-__all__ = ["Search", "as_dict", "count", "estimate", "shards", "solve"]
+__all__ = ["Search", "Size", "as_dict", "count", "estimate", "seconds", "shards", "size", "solve"]
+
+# Sizing: runs of the step search get STEP_NODES nodes per probe asked for (24 probes: 48,000
+# nodes, ~60-100 ms); sums get PROBES random paths per probe (24: 192 paths, ~10-40 ms).
+STEP_NODES = 2000
+PROBES = 8
+# Probes of a sum stop after this many loop turns (bases near 36 cost ~1,300 a probe), once
+# MIN_PROBES are done: the sample's cost stays ~30-60 ms whatever the base (for 24 probes;
+# fewer asked for, proportionally less: lanes and pieces ask for 4).
+PROBE_EFFORT = 30_000
+MIN_PROBES = 8
+# A node call of the count engine in loop turns (a window lookup per child, the memo).
+CALL_TURNS = 1.0
+# A window lookup of the count engine in loop turns, per digit of the base.
+WINDOW_TURNS = 0.2
+# CPU seconds per unit of Size.work on one core of the reference machine (bench/estimates.py
+# calibrates them), per solution handed out by a listing, and per search set up.
+STEP_SECONDS = 1.2e-6
+LINEAR_SECONDS = 0.3e-6
+SOLUTION_SECONDS = 1.5e-6
+SETUP_SECONDS = 1e-3
+# The speed the node thresholds of the job service assume (settings.shard_threshold, 2e6:
+# "about a second of search"): estimate() is in these reference nodes.
+NODES_PER_SECOND = 2e6
 
 # Solutions handed out between two looks at the clock (they cost the consumer time too).
 CHUNK = 1024
@@ -268,23 +294,225 @@ def shards(puzzle: Puzzle, depth: int) -> list[tuple[tuple[int, ...], float]]:
 
 
 def estimate(puzzle: Puzzle, probes: int = 24) -> float:
-    """Return Knuth's random-probe estimate of the number of search nodes (deterministic)."""
+    """Return the estimated search effort in reference nodes: seconds() * NODES_PER_SECOND.
+
+    One scale for both engines (a node of the sum engine runs inline loops worth dozens of
+    step-search nodes), so thresholds in nodes (lanes, pieces, shards) mean search time;
+    size() gives the nodes as Search.nodes counts them.
+    """
+    return seconds(puzzle, probes=probes) * NODES_PER_SECOND
+
+
+class Size(NamedTuple):
+    """An estimate of one search: nodes (as Search.nodes counts them), work, solutions."""
+
+    nodes: float
+    work: float  # the engine's cost units: nodes for the step search, loop turns for sums
+    solutions: float
+    linear: bool
+
+
+def size(puzzle: Puzzle, probes: int = 24) -> Size:
+    """Return the estimated size of the puzzle's count search (deterministic, cheap)."""
+    return _measure(puzzle, probes)
+
+
+def seconds(
+    puzzle: Puzzle, enumerate: bool = False, probes: int = 24, solutions: float | None = None
+) -> float:
+    """Return the expected CPU seconds of a count (or, enumerate=True, a listing) on one core.
+
+    A listing also hands out every solution: `solutions` when the caller knows better (a
+    count), else the sample's estimate of them.
+    """
+    found = _measure(puzzle, probes)
+    per_unit = LINEAR_SECONDS if found.linear else STEP_SECONDS
+    spent = SETUP_SECONDS + found.work * per_unit
+    if enumerate:
+        spent += (found.solutions if solutions is None else solutions) * SOLUTION_SECONDS
+    return spent
+
+
+@lru_cache(maxsize=64)
+def _measure(puzzle: Puzzle, probes: int) -> Size:
+    """Estimate the search of either engine (probes sets how much is sampled)."""
     if not puzzle.is_linear:
-        return walker.size(model_for(puzzle), 1000 * probes)
+        nodes, solutions, work = walker.measure(model_for(puzzle), STEP_NODES * probes)
+        return Size(nodes, work, solutions, False)
     plan = plan_for(puzzle)
-    if plan.empty:
-        return 1.0
+    if plan.empty or plan.n == 0:
+        return Size(1.0, 1.0, 0.0, True)
+    sym = _symmetry(plan)
+    if not _memo_kept(plan):
+        sym = [1.0] * len(sym)
+    return _probe_sums(plan, PROBES * probes, sym)
+
+
+def _memo_kept(plan: Plan) -> bool:
+    """Whether the count keeps its memo: its verdict, or what its first PROBE states decide.
+
+    count_tree stores each finished state (depth, sum, digits used) and keeps the memo when
+    1 in 8 lookups hit by the PROBE-th store. Those states come first in its depth-first
+    order, so the same walk over node calls, without the inline loops below them, tells.
+    """
+    if plan.counts.verdict is not None:
+        return plan.counts.verdict
+    last, coef, step, g, inv = plan.last, plan.coef, plan.step, plan.g, plan.inv
+    seen: set[tuple[int, int, int]] = set()
+    hits = 0
+
+    def node(i: int, s: int, used: int, lo: int, hi: int) -> None:
+        nonlocal hits
+        if (i, s, used) in seen:
+            hits += 1
+            return
+        m = step[i]
+        if m > 1:
+            if s % g[i]:
+                return
+            lo += ((-s // g[i]) * inv[i] - lo) % m
+        if i + 2 < last:
+            for d in range(lo, hi + 1, m):
+                if not used >> d & 1:
+                    t, u = s + coef[i] * d, used | 1 << d
+                    x, y = _window(plan, i + 1, t, u)
+                    if x <= y:
+                        node(i + 1, t, u, x, y)
+        seen.add((i, s, used))
+        if len(seen) == PROBE:
+            raise _Stop
+
+    lo, hi = _top_window(plan, plan.s0, plan.used0)
+    try:
+        if lo <= hi:
+            node(0, plan.s0, plan.used0, lo, hi)
+    except _Stop:
+        return hits * 8 >= PROBE
+    return True  # fewer states than the probe: the memo is never dropped
+
+
+def _probe_sums(plan: Plan, probes: int, sym: list[float]) -> Size:
+    """Knuth's estimate of the count engine's tree, mirroring counting.count_tree's loops.
+
+    Each probe follows one random path of node() calls, weighting each level by the
+    product of the children counts above it, and adds up the calls (nodes) and the loop
+    turns they make (work; the last two letters are inline loops). When the count keeps its
+    memo, a state (depth, sum, digits used) is searched once however many orders of equal
+    coefficients above it lead there: the calls at a depth are divided by that symmetry.
+    """
+    last, coef = plan.last, plan.coef
     rng = random.Random(0)
-    total = 0.0
-    for _ in range(probes):
-        s, used, size, product = plan.s0, plan.used0, 1.0, 1.0
-        for i in range(plan.n):
-            options = plan.candidates(i, s, used)
-            if not options:
+    calls = hits = turns = windows = leaves = 0.0
+    effort, done = 0, 0
+    cap = PROBE_EFFORT * probes // (PROBES * 24)  # 30,000 turns for the default 24 probes
+    while done < probes and (done < MIN_PROBES or effort < cap):
+        done += 1
+        weight, s, used = 1.0, plan.s0, plan.used0
+        i = 0
+        lo, hi = _top_window(plan, s, used)
+        while 0 <= i <= last - 1 and lo <= hi:
+            calls += weight / sym[i]
+            hits += weight / sym[i - 1] - weight / sym[i] if i else 0.0
+            m = plan.step[i]
+            if m > 1:
+                if s % plan.g[i]:
+                    break
+                lo += ((-s // plan.g[i]) * plan.inv[i] - lo) % m
+            turns += weight / sym[i] * len(range(lo, hi + 1, m))
+            effort += len(range(lo, hi + 1, m))
+            if i + 2 >= last:
+                # The inline loops: the letter before the last tries its window per digit.
+                inner, found = _inline(plan, i, s, used, range(lo, hi + 1, m))
+                if i + 2 == last:
+                    windows += (
+                        weight / sym[i] * sum(1 for d in range(lo, hi + 1, m) if not used >> d & 1)
+                    )
+                turns += weight / sym[i] * inner
+                effort += inner
+                leaves += weight * found
                 break
-            product *= len(options)
-            size += product
-            d = rng.choice(options)
-            s, used = s + plan.coef[i] * d, used | 1 << d
-        total += size
-    return total / probes
+            kids = []
+            for d in range(lo, hi + 1, m):
+                if used >> d & 1:
+                    continue
+                windows += weight / sym[i]
+                t, u = s + coef[i] * d, used | 1 << d
+                x, y = _window(plan, i + 1, t, u)
+                if x <= y:
+                    kids.append((d, x, y))
+            if not kids:
+                break
+            weight *= len(kids)
+            d, lo, hi = rng.choice(kids)
+            s, used, i = s + coef[i] * d, used | 1 << d, i + 1
+    if calls / done > MEMO_CAP and sym[-1] > 1:
+        # A full memo stores no more: beyond its cap, states are searched again.
+        kept = MEMO_CAP / (calls / done)
+        calls, turns, windows = calls / kept, turns / kept, windows / kept
+    nodes = calls / done
+    # A window lookup costs more in a big base (one computed costs O(base), and more of
+    # them are new: one per set of digits used).
+    work = calls * CALL_TURNS + hits + turns + windows * plan.base * WINDOW_TURNS
+    return Size(max(nodes, 1.0), max(work / done, 1.0), leaves / done, True)
+
+
+def _window(plan: Plan, i: int, s: int, used: int) -> tuple[int, int]:
+    """The digit range of depth i that the count engine computes (window, then domain)."""
+    lo, hi = window(plan.coef[i], s, *plan.bounds[used << 6 | i])
+    return max(plan.dlo[i], lo), min(plan.dhi[i], hi)
+
+
+def _inline(plan: Plan, i: int, s: int, used: int, digits: range) -> tuple[int, float]:
+    """(loop turns, solutions) of the inline loops below depth i (the last two letters)."""
+    last, c = plan.last, plan.coef[i]
+    c2, lo2, hi2 = plan.coef[last], plan.dlo[last], plan.dhi[last]
+    turns, found = 0, 0.0
+    for d in digits:
+        if used >> d & 1:
+            continue
+        u, t = used | 1 << d, s + c * d
+        if i + 1 == last:
+            tails: Iterable[tuple[int, int]] = ((0, t),)
+        else:
+            x, y = _window(plan, i + 1, t, u)
+            m1 = plan.step[i + 1]
+            if x > y or (m1 > 1 and t % plan.g[i + 1]):
+                continue
+            if m1 > 1:
+                x += ((-t // plan.g[i + 1]) * plan.inv[i + 1] - x) % m1
+            e_digits = range(x, y + 1, m1)
+            turns += len(e_digits)
+            tails = ((e, t + plan.coef[i + 1] * e) for e in e_digits)
+        for e, te in tails:
+            if i + 1 != last and u >> e & 1:
+                continue
+            q, r = divmod(-te, c2)
+            if r or q < lo2 or q > hi2 or u >> q & 1 or (i + 1 != last and q == e):
+                continue
+            w = u | 1 << q | (1 << e if i + 1 != last else 0)
+            found += _idle(plan, w)
+    return turns, found
+
+
+def _idle(plan: Plan, used: int) -> int:
+    """Arrangements of the zero-coefficient letters once `used` digits are taken."""
+    free = plan.base - used.bit_count()
+    return plan.with0[free] if used & 1 else plan.free0[free]
+
+
+def _symmetry(plan: Plan) -> list[float]:
+    """Per depth: how many orders of the letters above lead to one state (equal coefficients)."""
+    sym = [1.0] * max(plan.last + 1, 1)
+    groups: dict[int, int] = {}
+    for i in range(1, len(sym)):
+        c = plan.coef[i - 1]
+        groups[c] = groups.get(c, 0) + 1
+        sym[i] = sym[i - 1] * groups[c]
+    return sym
+
+
+def _top_window(plan: Plan, s: int, used: int) -> tuple[int, int]:
+    """The first letter's digit range, as count_tree starts (empty when there is no tree)."""
+    if plan.last < 1:
+        return 1, 0
+    return _window(plan, 0, s, used)

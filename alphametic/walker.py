@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
@@ -16,6 +17,15 @@ __all__ = ["Walk", "model_for", "size", "split"]
 # Steps above this run first and record their states; solutions() then hands up the
 # solutions below each recorded state as one list (one resumption per list, as in core.py).
 TOP = 2
+# Sizing runs (measure): children of a subtree measured at most, and nodes below which a
+# child is not worth a run of its own.
+SPLIT = 3
+SAMPLE_NODES = 1000
+# Extra cost of a LINEAR tail's node, in plain nodes, per (letters - 3) squared: fitted on the
+# two systems of bench/estimates.json that end in one (3 letters: none seen; 5: ~19 us).
+LINEAR_NODE = 4.0
+# Nodes of the short run that tells a child that dies at once from one worth sampling.
+PEEK = 16
 
 
 class _Cap(Exception):
@@ -114,16 +124,134 @@ def split(model: Model, depth: int) -> list[tuple[tuple[int, ...], float]]:
 
 
 def size(model: Model, cap: int) -> float:
-    """Return the step search's node count: exact if under cap, else cap / progress at cap."""
-    walk = Walk(model)
-    walk.budget = cap
+    """Return the step search's estimated node count (deterministic; about cap nodes of work)."""
+    return measure(model, cap)[0]
 
-    def stop(depth: int) -> None:
-        raise _Cap
 
-    walk.tick = stop
-    try:
-        walk.run_count()
-    except _Cap:
-        return cap / max(walk.progress(), 1e-9)
-    return float(max(1, cap - walk.budget))
+def measure(model: Model, cap: int) -> tuple[float, float, float]:
+    """Return (nodes, solutions, work) of the step search: exact under cap, else sampled.
+
+    Knuth's single random path misses the few heavy subtrees of a product (30x low on
+    NORTH * WEST = EAST * SOUTH in base 15), and cap / progress after a prefix of the tree
+    reads the first digits' subtrees as typical. Instead a subtree that a short run finishes
+    is counted exactly, and one that it does not is split on its next tried letter and a
+    few of its children are measured the same way (all of them near the root): the mean
+    times the number of children estimates it, like Knuth's estimator with exact leaves.
+    Work is in plain nodes: a node of a LINEAR tail costs more, the more letters it has
+    (each looks up windows over the digits used, and few of those repeat).
+    """
+    sampler = _Sampler(model)
+    if not sampler.walk.ready:
+        return 1.0, 0.0, 1.0
+    nodes, solutions, linear = sampler.estimate((), float(cap), random.Random(0))
+    letters = max((len(step.slots) for step in model.steps if step.kind == LINEAR), default=3)
+    return nodes, solutions, nodes + linear * LINEAR_NODE * max(letters - 3, 0) ** 2
+
+
+class _Sampler:
+    """Capped runs of one compiled step search under different prefixes (a sizing run)."""
+
+    def __init__(self, model: Model) -> None:
+        """Compile the search once; each run sets the tried letters' digit ranges itself."""
+        self.model = model
+        walk = self.walk = Walk(model)
+        self.enums = [step.slot for step in model.steps if step.kind == ENUM]
+        self.lo, self.hi = walk.lo[:], walk.hi[:]
+        self.saved = (walk.val[:], walk.values[:], walk.used)
+        self.used0 = walk.used
+
+        def emit() -> None:
+            walk.count += 1
+
+        def stop(depth: int) -> None:
+            raise _Cap
+
+        walk.tick = stop
+        self.linear = 0  # nodes spent in a LINEAR tail by the runs so far
+        n = len(model.steps)
+        tail = next((k for k, step in enumerate(model.steps) if step.kind == LINEAR), n)
+        below = walk._chain(tail, n, emit) if walk.ready else emit
+
+        def linear() -> None:
+            before = walk.budget
+            try:
+                below()
+            finally:
+                self.linear += before - walk.budget
+
+        self.run = walk._chain(0, tail, linear if tail < n else below) if walk.ready else emit
+
+    def children(self, prefix: tuple[int, ...]) -> list[int]:
+        """The digits the next tried letter may take after the prefix (distinct, in range)."""
+        if len(prefix) >= len(self.enums):
+            return []
+        used = self.used0
+        for d in prefix:
+            used |= 1 << d
+        s = self.enums[len(prefix)]
+        return [d for d in range(self.lo[s], self.hi[s] + 1) if not used >> d & 1]
+
+    def count(
+        self, prefix: tuple[int, ...], cap: int, stop: bool = False
+    ) -> tuple[int, int, int] | None:
+        """(nodes, solutions, LINEAR nodes) under the prefix, or None if it passes cap nodes.
+
+        stop=True leaves the next tried letter no digit: the nodes every child shares.
+        """
+        walk = self.walk
+        walk.lo[:], walk.hi[:] = self.lo, self.hi
+        for s, d in zip(self.enums, prefix, strict=False):
+            walk.lo[s], walk.hi[s] = (d, d) if self.lo[s] <= d <= self.hi[s] else (1, 0)
+        if stop and len(prefix) < len(self.enums):
+            walk.lo[self.enums[len(prefix)]], walk.hi[self.enums[len(prefix)]] = 1, 0
+        walk.count, walk.budget, self.linear = 0, cap + 1, 0
+        try:
+            self.run()
+        except _Cap:
+            # The compiled steps undo their changes as they return, not when interrupted.
+            walk.val[:], walk.values[:], walk.used = (
+                self.saved[0][:],
+                self.saved[1][:],
+                self.saved[2],
+            )
+            return None
+        return cap + 1 - walk.budget, walk.count, self.linear
+
+    def estimate(
+        self, prefix: tuple[int, ...], budget: float, rng: random.Random
+    ) -> tuple[float, float, float]:
+        """(nodes, solutions, LINEAR nodes) under the prefix, from about `budget` nodes of runs."""
+        first = int(budget / 4)
+        exact = self.count(prefix, max(first, 64))
+        if exact is not None:
+            return float(exact[0]), float(exact[1]), float(exact[2])
+        digits = self.children(prefix)
+        if not digits:
+            return max(float(first), 1.0), 0.0, 0.0  # nothing to split on: at least what ran
+        # Each child's run passes the nodes above its letter again (the path, the other roots
+        # of a solved letter): counted once, not once per child.
+        above = self.count(prefix, max(first, 64), stop=True)
+        shared = float(above[0]) if above is not None else 0.0
+        # Most children of a product die at once (a column check): a short run counts those
+        # exactly, and only the others are sampled (Knuth samples the children that survive).
+        nodes = solutions = linear = 0.0
+        heavy = []
+        for d in digits:
+            found = self.count((*prefix, d), PEEK)
+            if found is None:
+                heavy.append(d)
+            else:
+                nodes += max(found[0] - shared, 0.0)
+                solutions, linear = solutions + found[1], linear + found[2]
+        if not heavy:
+            return shared + nodes, solutions, linear
+        left = budget - first - PEEK * len(digits)
+        # Near the root every child (its share of the tree differs most); below, a few.
+        k = min(len(heavy), max(1, int(left // SAMPLE_NODES)), SPLIT) if prefix else len(heavy)
+        picked = heavy if k == len(heavy) else sorted(rng.sample(heavy, k))
+        scale = len(heavy) / k
+        for d in picked:
+            n, c, lin = self.estimate((*prefix, d), max(left, 0.0) / k, rng)
+            nodes += max(n - shared, 0.0) * scale
+            solutions, linear = solutions + c * scale, linear + lin * scale
+        return shared + nodes, solutions, linear

@@ -34,12 +34,13 @@ from .model import (
     State,
     decode,
 )
-from .rates import Rate, RateLimited
+from .rates import Busy, Rate, RateLimited
 from .settings import ConfigError, Settings
 from .store import JobStore
 
 __all__ = [
     "CHUNK",
+    "Busy",
     "DIGITS",
     "QUEUES",
     "TERMINAL",

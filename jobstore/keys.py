@@ -26,6 +26,8 @@ Redis layout (every key under the deployment's prefix {p}, every key with a TTL)
   {p}:job:{id}:explain    hash: the job's explanation as a worker works it out and keeps it
                           (jobstore/explanations.py): state, body, client, task, lease
   {p}:explaining:{client} string: the explanation key of the one a client waits for
+  {p}:alone:{what}:{client}  string: the token of the client's running `what` (an estimate)
+                          while it runs, with a TTL (JobStore.alone: one at a time per client)
   {p}:broker:...          every key of the Celery broker (kombu's global_keyprefix): the lists
                           of task messages, one per queue and priority lane (lanes()), and
                           kombu's own (unacked messages, bindings, control mailboxes)
@@ -70,6 +72,10 @@ class Keys:
     def rate(self, client: str, amount: int | str, seconds: int | str) -> str:
         """A client's request counter for one rate window ("*" in a pattern)."""
         return f"{self.prefix}:rate:{client}:{amount}/{seconds}"
+
+    def alone(self, what: str, client: str) -> str:
+        """The marker of a client's running work of one kind (a string with a TTL)."""
+        return f"{self.prefix}:alone:{what}:{client}"
 
     def workers(self, queue: str) -> str:
         """The heartbeats of a queue's workers (a zset)."""

@@ -53,6 +53,7 @@ NAMES = (
     "explain",  # a job's explanation: asked for, taken by a worker, ended (explanations.py)
     "explain_claim",
     "explain_end",
+    "alone",  # the end of a client's one-at-a-time work (JobStore.alone)
 )
 
 Arg = str | int | float

@@ -35,6 +35,16 @@ class RateLimited(Exception):
         )
 
 
+class Busy(Exception):
+    """The client already runs work of this kind, which it may run only one at a time."""
+
+    def __init__(self, what: str, retry_after: int) -> None:
+        """Keep what runs and the seconds after which it is over at the latest."""
+        self.what = what
+        self.retry_after = max(1, retry_after)
+        super().__init__(f"Another {what} of this client is running; one runs at a time.")
+
+
 def rate_keys(prefix: str, client: str, rates: Sequence[Rate]) -> list[str]:
     """The client's counter for each rate window."""
     keys = Keys(prefix)

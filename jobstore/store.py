@@ -6,10 +6,12 @@ Lua (lua.py); a submission is checked by admission.py and counted by rates.py.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import alphametic
@@ -24,7 +26,7 @@ from .lua import scripts_for
 from .messages import task_message
 from .model import CHUNK, QUEUES, UNFINISHED, Job, Mode, Page, State, decode
 from .queue import place
-from .rates import Rate, RateLimited, rate_args, rate_keys
+from .rates import Busy, Rate, RateLimited, rate_args, rate_keys
 from .settings import Settings
 from .stats import snapshot
 from .waiters import RECHECK, Waiters
@@ -156,6 +158,35 @@ class JobStore:
             return
         if wait > 0:
             raise RateLimited(rates, wait)
+
+    @contextlib.contextmanager
+    def alone(self, client: str | None, what: str, seconds: float) -> Iterator[None]:
+        """Run the block as the client's only `what` (an estimate), else raise Busy at once.
+
+        The marker expires after `seconds` (the most the work takes), so a process that dies
+        inside the block frees it; best-effort like count_request: with Redis away, it runs.
+        """
+        if client is None:
+            yield
+            return
+        key, token = self.keys.alone(what, client), uuid.uuid4().hex
+        ttl = max(1, math.ceil(seconds * 1000))
+        try:
+            taken = bool(self.redis.set(key, token, nx=True, px=ttl))
+        except UNREACHABLE:
+            yield
+            return
+        if not taken:
+            try:
+                left = int(self.redis.pttl(key))
+            except UNREACHABLE:
+                left = ttl
+            raise Busy(what, math.ceil(max(left, 0) / 1000))
+        try:
+            yield
+        finally:
+            with contextlib.suppress(*UNREACHABLE):
+                self.scripts.run("alone", [key], [token])
 
     @guarded
     def get(self, job_id: str) -> Job | None:

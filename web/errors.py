@@ -7,7 +7,7 @@ import logging
 from flask import Flask, Response, current_app, render_template, request
 from werkzeug.exceptions import Forbidden, HTTPException
 
-from jobstore import RateLimited, StorageFull, Unavailable
+from jobstore import Busy, RateLimited, StorageFull, Unavailable
 from web.problems import TITLES, ApiProblem, problem
 
 log = logging.getLogger(__name__)
@@ -71,6 +71,15 @@ def _rate_limited(exc: RateLimited) -> Response:
     return error_response(429, detail, {"Retry-After": str(exc.retry_after)})
 
 
+def _busy(exc: Busy) -> Response:
+    """Answer 429 with Retry-After while the client's previous estimate (or the like) runs."""
+    detail = f"Another {exc.what} of yours is running; send the next one when it has answered."
+    headers = {"Retry-After": str(exc.retry_after)}
+    if request.path.startswith(JSON_PATHS):
+        return problem(429, detail, slug="busy", headers=headers, field="client")
+    return error_response(429, detail, headers)
+
+
 def _unavailable(exc: Unavailable) -> Response:
     """Answer 503 with Retry-After while Redis cannot be reached."""
     log.warning("job store unavailable: %s", exc)
@@ -95,5 +104,6 @@ def register_errors(app: Flask) -> None:
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Unavailable, _unavailable)
     app.register_error_handler(RateLimited, _rate_limited)
+    app.register_error_handler(Busy, _busy)
     app.register_error_handler(StorageFull, _storage_full)
     app.register_error_handler(Exception, _server_error)

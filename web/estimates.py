@@ -1,8 +1,12 @@
-"""How big an enumeration would be, in a tenth of a second: for the form's warning and the API.
+"""How big an enumeration would be, in a fraction of a second: for the form's warning and the API.
 
-Two engine figures, both cheap and bounded: `alphametic.estimate` (Knuth's probe estimate of the
-search tree, deterministic) and a count of the solutions that runs at most BUDGET seconds (exact
-when it finishes, else extrapolated from the share of the tree it covered).
+Two engine figures, both cheap and bounded: `alphametic.size` / `alphametic.seconds` (a
+deterministic sample of the search tree, calibrated against measured search time by
+bench/estimates.py: at most ~0.15 s of CPU) and a count of the solutions that runs at most
+BUDGET seconds (exact when it finishes, else extrapolated from the share of the tree it
+covered). One request spends at most about CPU_BUDGET seconds of CPU; a client runs one
+estimate at a time (the job store's marker, JobStore.alone) and each is charged to its rate
+of job-creating requests (web.api).
 """
 
 from __future__ import annotations
@@ -19,9 +23,15 @@ import alphametic
 from jobstore import Mode, OptionsError
 from jobstore.admission import OptionValueError, normalise
 from web.bodies import whole_number
+from web.jobview import client_id, store
 from web.offload import offload
 
 BUDGET = 0.1  # seconds of counting one estimate may spend
+# CPU seconds one estimate takes at most: the engine's sample (bounded by its node and probe
+# budgets, ~0.15 s on the slowest puzzles of bench/estimates.json) plus the bounded count.
+CPU_BUDGET = 0.3
+# How long a client's estimate marker lives at most (it is removed when the estimate ends).
+ALONE_SECONDS = 10.0
 MAX_QUERY = 1000  # characters of a puzzle sent in a URL (gunicorn reads request lines of 4 KiB)
 MAX_FIXED = 200
 # Rough speeds of one enumerate worker on the reference machine: the shard threshold is "about a
@@ -75,27 +85,36 @@ def options_from_query(args: Mapping[str, str]) -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=512)
-def _measure(text: str, options: str) -> tuple[float, float, bool]:
-    """(search-tree nodes, solutions, whether that count is exact) of one parsed puzzle."""
+def _measure(text: str, options: str) -> tuple[float, float, bool, float]:
+    """(search nodes, solutions, whether that count is exact, listing seconds) of a puzzle."""
     _, puzzle = normalise(Mode.SOLVE.value, text, json.loads(options))
-    nodes = alphametic.estimate(puzzle)
+    size = alphametic.size(puzzle)
     deadline = time.monotonic() + BUDGET
     search = alphametic.Search(puzzle, check=lambda _s: time.monotonic() > deadline)
     found = search.count()
     if not search.stopped:
-        return nodes, float(found), True
-    share = search.progress
-    # Nothing covered yet says only "at least what was found": a lower bound, not a guess.
-    return nodes, (found / share if share > 0 else float(found)), False
+        solutions, exact = float(found), True
+    else:
+        # The sample sees the whole tree; the share counted so far reads its first digits'
+        # subtrees as typical (and says only "at least" when it covered nothing).
+        share = search.progress
+        solutions = size.solutions or (found / share if share > 0 else float(found))
+        solutions, exact = max(solutions, float(found)), False
+    seconds = alphametic.seconds(puzzle, enumerate=True, solutions=solutions)
+    return size.nodes, solutions, exact, seconds
 
 
 def for_request(text: str, options: Mapping[str, Any], app: Flask) -> dict[str, Any]:
-    """The estimate body: solutions, seconds, and whether an enumeration would hit a cap."""
+    """The estimate body: solutions, seconds, and whether an enumeration would hit a cap.
+
+    Raises Busy while another estimate of this client runs (one at a time per client).
+    """
     given = json.dumps(dict(options), sort_keys=True)
-    nodes, solutions, exact = offload(lambda: _measure(text, given))
+    with store().alone(client_id(), "estimate", ALONE_SECONDS):
+        nodes, solutions, exact, listing = offload(lambda: _measure(text, given))
     settings = app.extensions["alphametic.settings"]
-    per_second = max(float(settings.shard_threshold), 1.0)
-    seconds = max(nodes / per_second, solutions / SOLUTIONS_PER_SECOND)
+    # Storing the solutions costs the worker more than finding them, beyond some size.
+    seconds = max(listing, solutions / SOLUTIONS_PER_SECOND)
     limit = float(settings.soft_limit(Mode.ENUMERATE))
     cap = int(settings.max_stored_solutions)
     return {

@@ -99,7 +99,9 @@ def data_paths(
                     # Refused by the web server before the app: the puzzle travels in the URL.
                     "414": {"description": "The request line (path and query) is too long."},
                     "429": problem(
-                        "Over the client's rate of job creation, which estimates count against.",
+                        "Over the client's rate of job creation, which estimates count against, "
+                        "or (type `busy`, field `client`) while another estimate of the client "
+                        "runs: one runs at a time per client.",
                         retry=True,
                     ),
                 },

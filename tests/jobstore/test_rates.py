@@ -8,7 +8,7 @@ import pytest
 import redis
 
 from alphametic import PuzzleError
-from jobstore import JobStore, Mode, Rate, RateLimited, Settings
+from jobstore import Busy, JobStore, Mode, Rate, RateLimited, Settings
 
 TWO_A_MINUTE = (Rate(2, 60, "2 per 1 minute"),)
 
@@ -64,3 +64,20 @@ def test_the_tightest_of_several_rates_decides(rated: tuple[JobStore, redis.Redi
     counters = client.keys(store.keys.rate("10.0.0.4", "*", "*"))
     assert len(counters) == 2
     assert all(0 < client.ttl(key) <= 3600 for key in counters)
+
+
+def test_a_client_runs_one_of_a_kind_at_a_time(rated: tuple[JobStore, redis.Redis]) -> None:
+    """A second `alone` block of the same client and kind is refused at once; others run."""
+    store, client = rated
+    with store.alone("10.0.0.1", "estimate", 30):
+        with pytest.raises(Busy) as busy:
+            with store.alone("10.0.0.1", "estimate", 30):
+                pass
+        assert 1 <= busy.value.retry_after <= 30
+        with store.alone("10.0.0.2", "estimate", 30), store.alone("10.0.0.1", "explanation", 30):
+            pass
+    # The marker goes with the block, and a marker past its time expires by itself.
+    assert not client.keys(store.keys.alone("*", "*"))
+    with store.alone("10.0.0.1", "estimate", 30):
+        client.set(store.keys.alone("estimate", "10.0.0.1"), "another run's token")
+    assert client.get(store.keys.alone("estimate", "10.0.0.1")) == "another run's token"
