@@ -148,11 +148,13 @@ static int enter(Core *c, int i, int64_t s, uint64_t used, int64_t lo, int64_t h
     if (m > 1) {
         if (pmod(s, c->g[i]))
             return 0;
-        __int128 want = (__int128)(-s / c->g[i]) * c->inv[i] - lo;
-        __int128 r = want % m;
-        if (r < 0)
-            r += m;
-        lo += (int64_t)r;
+        int64_t k = pmod(-s / c->g[i], m);
+        if (m < ((int64_t)1 << 31)) { /* the usual case: int64 products, no 128-bit modulo */
+            lo += pmod(k * c->inv[i] - lo, m);
+        } else {
+            __int128 r = ((__int128)k * c->inv[i] - lo) % m;
+            lo += (int64_t)(r < 0 ? r + m : r);
+        }
     }
     c->S[i] = s;
     c->U[i] = used;

@@ -183,6 +183,23 @@ def table(repeat: int, with_naive: bool) -> None:
             )
 
 
+def side_by_side(repeat: int) -> None:
+    """Print first / all / count per engine for the 199-addend puzzle and the hard cases."""
+    cases = [("199 addends (exercism's last case)", FORTRESSES, {}), *HARD]
+    heads = "".join(f" {e + ' ' + m:>15}" for e in engines() for m in ("first", "all", "count"))
+    print(f"\n{'puzzle, ms':44}{heads}")
+    rows: dict[str, dict[str, dict[str, float]]] = {}
+    for engine in engines():
+        use(engine)
+        rows[engine] = {label: engine_row(text, options, repeat) for label, text, options in cases}
+    os.environ.pop(ENV, None)
+    for label, _, _ in cases:
+        cells = "".join(
+            f" {_ms(rows[e][label][m]):>15}" for e in engines() for m in ("first", "all", "count")
+        )
+        print(f"{label[:44]:44}{cells}")
+
+
 def overhead(repeat: int) -> None:
     """Print the cost of a check hook (every 10 ms) against none, and the longest gap."""
     texts = [t for _, t, _ in HARD[:5]] + [p for c, p in corpus() if c != "classic"][:40]
@@ -348,11 +365,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="runs per timing (best is kept)")
     parser.add_argument("--no-naive", action="store_true", help="skip the naive solver column")
     parser.add_argument(
-        "--only", choices=["table", "overhead", "compare", "expressions"], help="one section"
+        "--only",
+        choices=["table", "engines", "overhead", "compare", "expressions"],
+        help="one section",
     )
     args = parser.parse_args()
     if args.only in (None, "table"):
         table(args.repeat, not args.no_naive)
+    if args.only in (None, "engines"):
+        side_by_side(args.repeat)
     if args.only in (None, "overhead"):
         overhead(args.repeat)
     if args.only in (None, "compare"):
