@@ -37,6 +37,12 @@ typedef struct {
     int64_t S[MAXN], D[MAXN], H[MAXN], M[MAXN];
     uint64_t U[MAXN];
     int path[MAXN];
+    /* Count mode's memo of states (depth, partial sum, used digits) -> solutions below, as
+     * counting.py keeps it: dropped when under 1 in 8 of the first PROBE stores had hits. */
+    int64_t T[MAXN];                /* solutions counted so far below each level */
+    uint64_t *mkey;                 /* used << 6 | depth, + 1 (0 = empty slot) */
+    int64_t *msum, *mval;
+    int64_t mslots, mfill, hits, probe, remember;
     PyObject *pathlist;
 } Core;
 
@@ -141,6 +147,95 @@ static int64_t idle(const Core *c, uint64_t used)
     return used & 1 ? c->with0[free] : c->free0[free];
 }
 
+#define MEMO_CAP ((int64_t)1 << 18) /* core.py's MEMO_CAP */
+#define PROBE 256                    /* core.py's PROBE */
+
+static inline uint64_t memo_slot(const Core *c, uint64_t key, int64_t s)
+{
+    uint64_t h = (key ^ (uint64_t)s * 0xC2B2AE3D27D4EB4FULL) * 0x9E3779B97F4A7C15ULL;
+    return (h >> 17) & (uint64_t)(c->mslots - 1);
+}
+
+/* Return 1 and the count if the state is in the memo. */
+static int memo_get(const Core *c, int i, int64_t s, uint64_t used, int64_t *value)
+{
+    if (!c->mslots)
+        return 0;
+    uint64_t key = (used << 6 | (uint64_t)i) + 1, k = memo_slot(c, key, s);
+    while (c->mkey[k]) {
+        if (c->mkey[k] == key && c->msum[k] == s) {
+            *value = c->mval[k];
+            return 1;
+        }
+        k = (k + 1) & (uint64_t)(c->mslots - 1);
+    }
+    return 0;
+}
+
+static void memo_insert(Core *c, uint64_t key, int64_t s, int64_t value)
+{
+    uint64_t k = memo_slot(c, key, s);
+    while (c->mkey[k])
+        k = (k + 1) & (uint64_t)(c->mslots - 1);
+    c->mkey[k] = key;
+    c->msum[k] = s;
+    c->mval[k] = value;
+    c->mfill++;
+}
+
+static void memo_free(Core *c)
+{
+    PyMem_Free(c->mkey);
+    PyMem_Free(c->msum);
+    PyMem_Free(c->mval);
+    c->mkey = NULL;
+    c->msum = c->mval = NULL;
+    c->mslots = c->mfill = 0;
+}
+
+/* Make room for one more entry (the table at most half full); 0 when memory ran out. */
+static int memo_room(Core *c)
+{
+    if (c->mslots && 2 * (c->mfill + 1) <= c->mslots)
+        return 1;
+    int64_t old = c->mslots, n = old ? 2 * old : 4096, k;
+    uint64_t *okey = c->mkey;
+    int64_t *osum = c->msum, *oval = c->mval;
+    c->mkey = PyMem_Calloc((size_t)n, sizeof(uint64_t));
+    c->msum = PyMem_Malloc(sizeof(int64_t) * (size_t)n);
+    c->mval = PyMem_Malloc(sizeof(int64_t) * (size_t)n);
+    if (!c->mkey || !c->msum || !c->mval) {
+        PyMem_Free(okey);
+        PyMem_Free(osum);
+        PyMem_Free(oval);
+        memo_free(c);
+        c->remember = 0; /* no memory for it: search on without the memo */
+        return 0;
+    }
+    c->mslots = n;
+    c->mfill = 0;
+    for (k = 0; k < old; k++)
+        if (okey[k])
+            memo_insert(c, okey[k], osum[k], oval[k]);
+    PyMem_Free(okey);
+    PyMem_Free(osum);
+    PyMem_Free(oval);
+    return 1;
+}
+
+/* Keep a finished level's count, and decide after PROBE stores whether the memo pays. */
+static void memo_put(Core *c, int i, int64_t s, uint64_t used, int64_t value)
+{
+    if (c->mfill >= MEMO_CAP || !memo_room(c))
+        return;
+    memo_insert(c, (used << 6 | (uint64_t)i) + 1, s, value);
+    if (c->probe && !--c->probe) {
+        c->remember = c->hits * 8 >= PROBE;
+        if (!c->remember)
+            memo_free(c);
+    }
+}
+
 /* Set up level i (its stride applied to lo); return 0 when the column check prunes it. */
 static int enter(Core *c, int i, int64_t s, uint64_t used, int64_t lo, int64_t hi)
 {
@@ -182,6 +277,12 @@ static int walk(Core *c, int64_t *budget, int64_t *found, PyObject *out, Py_ssiz
         int i = c->level;
         int64_t d = c->D[i];
         if (d > c->H[i]) {
+            if (out == NULL) {
+                if (c->remember && i > c->top && costs(c, i))
+                    memo_put(c, i, c->S[i], c->U[i], c->T[i]);
+                if (i > c->top)
+                    c->T[i - 1] += c->T[i];
+            }
             c->level--;
             continue;
         }
@@ -201,7 +302,9 @@ static int walk(Core *c, int64_t *budget, int64_t *found, PyObject *out, Py_ssiz
                 continue;
             c->path[last] = (int)q;
             if (out == NULL) {
-                *found += idle(c, u | (uint64_t)1 << q);
+                int64_t k = idle(c, u | (uint64_t)1 << q);
+                *found += k;
+                c->T[i] += k;
                 continue;
             }
             int k, n = c->emit_full ? c->nslots : last + 1;
@@ -237,6 +340,14 @@ static int walk(Core *c, int64_t *budget, int64_t *found, PyObject *out, Py_ssiz
         if (x > y)
             continue;
         int cost = costs(c, i1);
+        int64_t known;
+        if (out == NULL && cost && c->remember && memo_get(c, i1, t, u, &known)) {
+            c->hits++; /* counted before: no node, as in counting.py */
+            *found += known;
+            c->T[i] += known;
+            continue;
+        }
+        c->T[i1] = 0;
         if (!enter(c, i1, t, u, x, y))
             c->level = i; /* pruned by its column: stay on this level */
         if (cost && --*budget == 0)
@@ -327,6 +438,7 @@ static void Core_dealloc(Core *c)
     PyMem_Free(c->ckey);
     PyMem_Free(c->ca);
     PyMem_Free(c->cb);
+    memo_free(c);
     Py_XDECREF(c->pathlist);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
@@ -411,6 +523,9 @@ static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         y = c->dhi[top];
     c->level = top - 1;
     c->done = 0;
+    c->remember = 1;
+    c->probe = PROBE;
+    c->T[top] = 0;
     c->S[top] = s; /* the first run() spends a node on the root, as core.py does */
     c->U[top] = used;
     c->D[top] = x;

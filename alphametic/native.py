@@ -92,7 +92,7 @@ def fits(plan: Plan) -> bool:
 
 def cores(plan: Plan) -> tuple[Batches, Counter]:
     """Return the (batches, count_tree) pair that runs this plan on the selected engine."""
-    if fits(plan) and engine() == "native":
+    if engine() == "native" and fits(plan):
         return native_batches, native_count
     return batches, count_tree
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from alphametic import Puzzle, Search, parse
 from alphametic.native import ENV, cores, fits, is_built, native_batches
-from alphametic.plan import plan_for
+from alphametic.plan import forget_plans, plan_for
 from tests.engine.conftest import EXPECTED
 from tests.engine.test_search import puzzles
 from worker.cursor import Cursor, Position
@@ -106,6 +106,22 @@ def test_both_engines_agree_on_random_puzzles_and_prefixes(
     order = Search(puzzle).order
     cut = tuple(prefix[: len(order)])
     assert run("native", puzzle, cut) == run("python", puzzle, cut)
+
+
+@native_only
+def test_count_mode_visits_the_same_nodes_on_both_engines() -> None:
+    # The native core keeps counting.py's memo with its probe rule, so from a cold plan (the
+    # Python memo lives in the cached plan) both count the same nodes, recurring states too.
+    texts = [p for kind, p in corpus() if kind == "classic"] + [t for t, o in EXTRA if not o]
+    for text in texts:
+        nodes = []
+        for engine in ("python", "native"):
+            forget_plans()
+            with on(engine):
+                search = Search(parse(text))
+                search.count()
+            nodes.append(search.nodes)
+        assert nodes[0] == nodes[1], text
 
 
 @native_only
