@@ -20,6 +20,7 @@ $(BIN)/python:
 # install fails instead, as in CI). Editing the C source reinstalls, so it is rebuilt.
 $(STAMP): pyproject.toml setup.py alphametic/_native.c requirements-test.lock | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -r requirements-test.lock -e '.[test,monitoring]'
+	@$(BIN)/python -c "from alphametic.native import describe; print('alphametic engine:', describe())"
 	touch $(STAMP)
 
 # Settings come from the environment: PORT, REDIS_URL, SOLVE_WORKERS, ENUMERATE_WORKERS,

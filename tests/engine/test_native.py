@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from alphametic import Puzzle, Search, parse
+from alphametic.cli import main
 from alphametic.native import ENV, cores, fits, is_built, native_batches
 from alphametic.plan import forget_plans, plan_for
 from tests.engine.conftest import EXPECTED
@@ -241,3 +242,13 @@ def test_the_build_without_a_compiler_installs_without_the_core(tmp_path: Path) 
     )
     assert built.returncode == 0, built.stderr
     assert list((tmp_path / "lib").rglob("_native*.so"))
+
+
+def test_version_names_the_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    with on("python"):
+        assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip().endswith("(engine: python (forced))")
+    if is_built():
+        with on("native"):
+            assert main(["--version"]) == 0
+        assert capsys.readouterr().out.strip().endswith("(engine: native)")
