@@ -101,13 +101,17 @@ class Ranges(dict[int, tuple[int, int]]):
             self[key] = value
         return value
 
-    def rest_range(self, i: int, used: int) -> tuple[int, int]:
-        """Return (min, max) of the sum over letters i+1..last using distinct unused digits."""
+    def signs_at(self, i: int) -> _Signs:
+        """Return the sign split of the letters after depth i (the native core reads it too)."""
         signs = self.signs[i]
         if signs is None:  # built for the depths the search reaches only
             end = self.last + 1
             signs = self.signs[i] = _split(self.coef[i + 1 : end], self.nz[i + 1 : end])
-        pos, neg, hi_guard, lo_guard, for_max, for_min = signs
+        return signs
+
+    def rest_range(self, i: int, used: int) -> tuple[int, int]:
+        """Return (min, max) of the sum over letters i+1..last using distinct unused digits."""
+        pos, neg, hi_guard, lo_guard, for_max, for_min = self.signs_at(i)
         avail = self.avail.get(used)
         if avail is None:
             avail = [x for x in range(self.base) if not used >> x & 1]

@@ -8,11 +8,13 @@ import math
 import sys
 import time
 from collections.abc import Sequence
+from importlib import metadata
 from typing import Any, TextIO
 
 from .cli_batch import open_batch, run_batch
 from .cli_console import Console, OutputError, ProgressBar, catch_interrupt, emit, silence_stdout
 from .explain import SEARCH_SECONDS, explain
+from .native import EngineError, describe, engine
 from .puzzle import LeadingZeros, Puzzle, PuzzleError, parse
 from .render import render_line, render_sum
 from .search import Search, as_dict
@@ -48,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits on --help (0) and on bad usage (2)
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
     try:
+        engine()  # ALPHAMETIC_ENGINE=native without the native core: refuse to start
         _fixes(args.fix)  # fail before any work, even in batch mode
         _check_puzzle_args(args)
         if sys.stdout is None:  # started with stdout closed (`>&-`): no work could be shown
@@ -57,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.batch is not None:
             return _run_batch(args)
         return _run_one(args, " ".join(args.puzzle))
-    except (PuzzleError, _UsageError) as exc:
+    except (PuzzleError, _UsageError, EngineError) as exc:
         print(f"alphametic: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:  # a second Ctrl-C, or one outside a search
@@ -71,6 +74,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         silence_stdout()
         print(f"alphametic: error: cannot write the results: {exc}", file=sys.stderr)
         return EXIT_OUTPUT_FAILED
+
+
+def _version() -> str:
+    """Return the version line: the package's version and the engine that runs sums."""
+    try:
+        engine = describe()
+    except EngineError as exc:
+        engine = f"unavailable ({exc})"
+    return f"alphametic {metadata.version('alphametic')} (engine: {engine})"
 
 
 def _check_puzzle_args(args: argparse.Namespace) -> None:
@@ -88,6 +100,7 @@ def _check_puzzle_args(args: argparse.Namespace) -> None:
 def _build_parser() -> argparse.ArgumentParser:
     """Return the argument parser with its `solve` and `explain` subcommands."""
     parser = argparse.ArgumentParser(prog="alphametic", description=__doc__, epilog=_EXIT_HELP)
+    parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     options = _puzzle_options()
     solve = commands.add_parser(

@@ -83,29 +83,12 @@ def given(plan: Plan, path: list[int]) -> tuple[int, int, int]:
     return top, s, used
 
 
-def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[list[Item]]:
-    """Yield lists of solutions (or lazy runs of them); bottom levels are memoised calls."""
-    n, last, free = plan.n, plan.last, plan.free
-    coef, dlo_, dhi_, step_, g_, inv_ = (
-        plan.coef,
-        plan.dlo,
-        plan.dhi,
-        plan.step,
-        plan.g,
-        plan.inv,
-    )
-    rest = plan.bounds
+def emitter(plan: Plan, path: list[int]) -> Callable[[int, int, list[Solution]], list[Item]]:
+    """Return emit(i, used, tails): the complete solutions of a subtree at depth i."""
+    n, last, free, dlo_, dhi_ = plan.n, plan.last, plan.free, plan.dlo, plan.dhi
     pick_live, pick_tail = _getter(plan.live_slots), _getter(plan.tail_slots)
     fixed = tuple(plan.fixed_digits)
-    budget = tally.batch
-    tally.reader = lambda: tally.done + tally.batch - budget
     base_range = range(plan.base)
-    box = plan.tails  # shared by every run over this puzzle (shards, re-runs)
-    memo: dict[tuple[int, int, int], list[Solution]] = box.table
-    get_memo = memo.get
-    stored, hits = box.stored, 0
-    remember = box.verdict is not False
-    probe = PROBE if box.verdict is None else 0
 
     def idle(j: int, used: int, out: list[Item]) -> None:
         # Zero-coefficient letters: branch on the constrained ones, then permutations.
@@ -118,6 +101,45 @@ def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[l
             if not used >> d & 1:
                 path[j] = d
                 idle(j + 1, used | 1 << d, out)
+
+    def emit(i: int, used: int, res: list[Solution]) -> list[Item]:
+        # Complete solutions for the subtree at depth i: prefix + tail (+ zero letters).
+        if last + 1 == n:
+            head = fixed + tuple(path[:i])
+            return list(map(pick_live, map(head.__add__, res)))
+        out: list[Item] = []
+        for tail in res:
+            path[i : last + 1] = tail
+            u = used
+            for d in tail:
+                u |= 1 << d
+            idle(last + 1, u, out)
+        return out
+
+    return emit
+
+
+def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[list[Item]]:
+    """Yield lists of solutions (or lazy runs of them); bottom levels are memoised calls."""
+    last = plan.last
+    coef, dlo_, dhi_, step_, g_, inv_ = (
+        plan.coef,
+        plan.dlo,
+        plan.dhi,
+        plan.step,
+        plan.g,
+        plan.inv,
+    )
+    rest = plan.bounds
+    emit = emitter(plan, path)
+    budget = tally.batch
+    tally.reader = lambda: tally.done + tally.batch - budget
+    box = plan.tails  # shared by every run over this puzzle (shards, re-runs)
+    memo: dict[tuple[int, int, int], list[Solution]] = box.table
+    get_memo = memo.get
+    stored, hits = box.stored, 0
+    remember = box.verdict is not False
+    probe = PROBE if box.verdict is None else 0
 
     def tails(i: int, s: int, used: int, lo: int, hi: int) -> list[Solution]:
         # Digits for depths i..last of every completion; states recur, so memoise them.
@@ -205,20 +227,6 @@ def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[l
                     if not remember:
                         memo.clear()
         return res
-
-    def emit(i: int, used: int, res: list[Solution]) -> list[Item]:
-        # Complete solutions for the subtree at depth i: prefix + tail (+ zero letters).
-        if last + 1 == n:
-            head = fixed + tuple(path[:i])
-            return list(map(pick_live, map(head.__add__, res)))
-        out: list[Item] = []
-        for tail in res:
-            path[i : last + 1] = tail
-            u = used
-            for d in tail:
-                u |= 1 << d
-            idle(last + 1, u, out)
-        return out
 
     def node(i: int, s: int, used: int, lo: int, hi: int) -> Iterator[list[Item]]:
         # Generator levels near the root; the subtree below `cut` is one tails() call.

@@ -15,8 +15,8 @@ from typing import NamedTuple
 
 from . import walker
 from .bounds import window
-from .core import MEMO_CAP, PROBE, Run, Solution, Tally, batches
-from .counting import count_tree
+from .core import MEMO_CAP, PROBE, Run, Solution, Tally
+from .native import cores
 from .plan import Plan, plan_for
 from .puzzle import Puzzle
 from .schedule import Model
@@ -194,7 +194,7 @@ class Search:
         tally = self._tally
         try:
             left = CHUNK
-            for batch in batches(plan, self._path, tick, tally):
+            for batch in cores(plan)[0](plan, self._path, tick, tally):
                 for item in batch:
                     if isinstance(item, tuple):
                         tally.found += 1
@@ -247,7 +247,7 @@ class Search:
             self._tally.found = walk.count
         elif not self._plan.empty:
             try:
-                count_tree(self._plan, self._path, tick, self._tally)
+                cores(self._plan)[1](self._plan, self._path, tick, self._tally)
             except _Stop:
                 return self.found
         self._finish()

@@ -7,6 +7,7 @@ import argparse
 import functools
 import itertools
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -24,10 +25,13 @@ import expressions  # noqa: E402
 from corpus import corpus  # noqa: E402
 
 from alphametic import Puzzle, Search, parse  # noqa: E402
+from alphametic.native import ENV, is_built  # noqa: E402
 from alphametic.plan import forget_plans  # noqa: E402
 
 CONFORMANCE = ROOT / "tests" / "data" / "exercism-alphametics.json"
-PEER = ROOT.parent / "shared" / "peers" / "seed000.cpp"
+# The yardstick lives beside the clone (../shared/peers), or two levels up from a worktree.
+PEERS = [ROOT.parent / "shared" / "peers", ROOT.parent.parent / "shared" / "peers"]
+PEER = next((p / "seed000.cpp" for p in PEERS if (p / "seed000.cpp").exists()), PEERS[0])
 BUILD = ROOT / "bench" / ".build"
 NAIVE_CAP = 2.0  # seconds: the naive solver gives up after this (per puzzle and mode)
 
@@ -103,6 +107,16 @@ def engine_row(text: str, options: dict[str, object], repeat: int) -> dict[str, 
     return {"first": t_first, "all": t_all, "count": t_count, "nodes": nodes, "sols": n_all}
 
 
+def engines() -> list[str]:
+    """Return the engines to time side by side: python, and native where it is built."""
+    return ["python", "native"] if is_built() else ["python"]
+
+
+def use(engine: str) -> None:
+    """Select the engine the next searches run on (ALPHAMETIC_ENGINE, read per search)."""
+    os.environ[ENV] = engine
+
+
 def first_solution(text: str) -> object:
     """The engine's first solution of a puzzle (None when it has none)."""
     return next(Search(parse(text)).solutions(), None)
@@ -167,6 +181,23 @@ def table(repeat: int, with_naive: bool) -> None:
                 f"{label}: count {r['sols'] / r['count']:,.0f} solutions/s (goal >= 1,000,000), "
                 f"all {r['sols'] / r['all']:,.0f}/s (goal >= 500,000)"
             )
+
+
+def side_by_side(repeat: int) -> None:
+    """Print first / all / count per engine for the 199-addend puzzle and the hard cases."""
+    cases = [("199 addends (exercism's last case)", FORTRESSES, {}), *HARD]
+    heads = "".join(f" {e + ' ' + m:>15}" for e in engines() for m in ("first", "all", "count"))
+    print(f"\n{'puzzle, ms':44}{heads}")
+    rows: dict[str, dict[str, dict[str, float]]] = {}
+    for engine in engines():
+        use(engine)
+        rows[engine] = {label: engine_row(text, options, repeat) for label, text, options in cases}
+    os.environ.pop(ENV, None)
+    for label, _, _ in cases:
+        cells = "".join(
+            f" {_ms(rows[e][label][m]):>15}" for e in engines() for m in ("first", "all", "count")
+        )
+        print(f"{label[:44]:44}{cells}")
 
 
 def overhead(repeat: int) -> None:
@@ -265,37 +296,67 @@ def compare(repeat: int) -> None:
     print(f"\ncorpus: {len(items)} puzzles ({sizes}); engine time includes parse")
     if exe is None:
         print("C++ yardstick not available (../shared/peers/seed000.cpp or g++ missing): skipped")
+    modes: dict[str, dict[str, list[float]]] = {}
     for name, flag in (("first", "--first"), ("count", "--all")):
-        ours, results = [], []
-        for text in texts:
-            if name == "first":
-                seconds, result = best(functools.partial(first_solution, text), repeat)
-            else:
-                seconds, result = best(functools.partial(count_all, text), repeat)
-            ours.append(seconds)
-            results.append(result)
-        if exe is None:
-            print(f"{name:5} mode: engine {sum(ours) * 1e3:8.1f} ms")
-            continue
-        theirs, answers = peer_run(exe, texts, flag, repeat)
-        if name == "count":
-            wrong = [t for t, a, r in zip(texts, answers, results, strict=True) if int(a) != r]
-        else:
-            wrong = [
-                t
-                for t, a, r in zip(texts, answers, results, strict=True)
-                if (a == "NONE") != (r is None)
-            ]
-        goal = {"big": 0.2}
+        theirs, answers = peer_run(exe, texts, flag, repeat) if exe is not None else ([], [])
+        times = modes[name] = {}
+        for engine in engines():
+            use(engine)
+            times[engine], results = _timed(name, texts, repeat)
+            if exe is not None:
+                print(
+                    f"{name:5} mode, {engine}: answers that differ from C++: "
+                    f"{len(_wrong(name, texts, answers, results))}"
+                )
+        goal = {"big": 0.05, "all": 0.15}
         for kind in (*kinds, "all"):
             pick = [i for i, (c, _) in enumerate(items) if kind in (c, "all")]
-            mine, peer = sum(ours[i] for i in pick), sum(theirs[i] for i in pick)
-            target = f" (goal <= {goal.get(kind, 0.5):.2f})" if kind in ("big", "all") else ""
-            print(
-                f"{name:5} mode, {kind:7}: engine {mine * 1e3:8.1f} ms, C++ {peer * 1e3:8.1f} ms,"
-                f" ratio {mine / peer:5.2f}{target}"
-            )
-        print(f"{name:5} mode: answers that differ from C++: {len(wrong)}")
+            cells = [f"{e} {sum(t[i] for i in pick) * 1e3:8.1f} ms" for e, t in times.items()]
+            line = f"{name:5} mode, {kind:7}: " + ", ".join(cells)
+            if exe is not None:
+                peer = sum(theirs[i] for i in pick)
+                ratios = " / ".join(
+                    f"{sum(t[i] for i in pick) / peer:5.3f}" for t in times.values()
+                )
+                target = f" (goal <= {goal[kind]:.2f})" if kind in goal else ""
+                line += f", C++ {peer * 1e3:8.1f} ms, ratio {ratios}{target}"
+            print(line)
+        slow = {e: max(t) for e, t in times.items()}
+        print(
+            f"{name:5} mode, slowest puzzle: "
+            + ", ".join(f"{e} {_ms(v)} ms" for e, v in slow.items())
+        )
+    for engine in engines():
+        pairs = zip(modes["first"][engine], modes["count"][engine], strict=True)
+        slower = [(f, c) for f, c in pairs if f > c * 1.5 and f - c > 2e-4]
+        worst = max(slower, key=lambda p: p[0] - p[1], default=None)
+        print(
+            f"{engine}: puzzles where first mode is slower than count mode (1.5x and 0.2 ms): "
+            f"{len(slower)}" + (f", worst {_ms(worst[0])} vs {_ms(worst[1])} ms" if worst else "")
+        )
+    os.environ.pop(ENV, None)
+
+
+def _timed(mode: str, texts: list[str], repeat: int) -> tuple[list[float], list[object]]:
+    """Time first or count mode on every text (best of repeat); return times and results."""
+    ours, results = [], []
+    for text in texts:
+        if mode == "first":
+            seconds, result = best(functools.partial(first_solution, text), repeat)
+        else:
+            seconds, result = best(functools.partial(count_all, text), repeat)
+        ours.append(seconds)
+        results.append(result)
+    return ours, results
+
+
+def _wrong(mode: str, texts: list[str], answers: list[str], results: list[object]) -> list[str]:
+    """Return the texts whose engine result disagrees with the C++ answer."""
+    if mode == "count":
+        return [t for t, a, r in zip(texts, answers, results, strict=True) if int(a) != r]
+    return [
+        t for t, a, r in zip(texts, answers, results, strict=True) if (a == "NONE") != (r is None)
+    ]
 
 
 def main() -> None:
@@ -304,11 +365,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="runs per timing (best is kept)")
     parser.add_argument("--no-naive", action="store_true", help="skip the naive solver column")
     parser.add_argument(
-        "--only", choices=["table", "overhead", "compare", "expressions"], help="one section"
+        "--only",
+        choices=["table", "engines", "overhead", "compare", "expressions"],
+        help="one section",
     )
     args = parser.parse_args()
     if args.only in (None, "table"):
         table(args.repeat, not args.no_naive)
+    if args.only in (None, "engines"):
+        side_by_side(args.repeat)
     if args.only in (None, "overhead"):
         overhead(args.repeat)
     if args.only in (None, "compare"):

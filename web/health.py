@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
 
+from alphametic.native import EngineError, describe
 from jobstore import QUEUES, Unavailable
 from web.jobview import store
 
@@ -25,7 +26,11 @@ def readyz() -> Response:
         health = {"redis": False, "workers": {}}
     workers = health.get("workers") or {}
     ready = bool(health.get("redis")) and all(workers.get(q, 0) >= 1 for q in QUEUES)
-    response = jsonify(status="ready" if ready else "not ready", **health)
+    try:
+        engine = describe()  # which engine this process runs: native or python (and why)
+    except EngineError as exc:
+        engine, ready = f"unavailable: {exc}", False
+    response = jsonify(status="ready" if ready else "not ready", engine=engine, **health)
     if not ready:
         response.status_code = 503
         response.headers["Retry-After"] = "5"

@@ -246,6 +246,10 @@ def schemas(max_page: int) -> dict[str, Any]:
                 "status": {"type": "string", "enum": ["ok", "ready", "not ready"]},
                 "redis": {"type": "boolean"},
                 "workers": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "engine": {
+                    "type": "string",
+                    "description": "Which engine runs plain sums here: native or python (why).",
+                },
             },
         },
     }

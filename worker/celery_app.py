@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -9,6 +10,7 @@ from urllib.parse import quote, urlsplit
 from celery import Celery
 from kombu import Exchange, Queue
 
+from alphametic.native import describe
 from jobstore import QUEUES, Keys, Mode, Settings, explanations
 from jobstore.settings import ConfigError
 
@@ -160,6 +162,9 @@ def make_app(settings: Settings | None = None, *, current: bool = False) -> Cele
     app.steps["worker"].add(Heartbeat)
     app.steps["worker"].add(PoolWatch)
     install_logging()  # job id and attempt on every line; ALPHAMETIC_LOG_FORMAT
+    # Which engine runs the sums, in one line; ALPHAMETIC_ENGINE=native without the native
+    # core raises here, so such a worker refuses to start instead of running slowly.
+    logging.getLogger(__name__).info("alphametic engine: %s", describe())
     app.steps["worker"].add(StopJobs)
     return app
 

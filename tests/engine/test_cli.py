@@ -16,6 +16,9 @@ import pytest
 from alphametic.cli import main
 from tests.support.cli import SCRIPT, default_sigint, json_lines, reaped, run
 
+# Every test here runs on both engines (tests/engine/conftest.py).
+pytestmark = pytest.mark.usefixtures("engine")
+
 SEND = {"D": 7, "E": 5, "M": 1, "N": 6, "O": 0, "R": 8, "S": 9, "Y": 2}
 
 

@@ -10,6 +10,9 @@ import pytest
 
 from alphametic import Search, count, parse, render_line, solve
 
+# Every test here runs on both engines (tests/engine/conftest.py).
+pytestmark = pytest.mark.usefixtures("engine")
+
 CASES_FILE = Path(__file__).resolve().parent.parent / "data" / "exercism-alphametics.json"
 CASES: list[dict[str, Any]] = json.loads(CASES_FILE.read_text(encoding="utf-8"))["cases"]
 

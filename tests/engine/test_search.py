@@ -17,6 +17,9 @@ from alphametic import LeadingZeros, Puzzle, Search, as_dict, count, estimate, p
 from alphametic.plan import forget_plans
 
 # 10 letters, every coefficient non-zero, no solution: the full tree is searched.
+# Every test here runs on both engines (tests/engine/conftest.py).
+pytestmark = pytest.mark.usefixtures("engine")
+
 UNSOLVABLE = "ABCDE + FGHIJ = JIHGFA"
 # 10 letters, 4 of them with a zero coefficient (many solutions from permutations).
 IDLE = "ABC + DEFG = ABC + DEFG + HI - HI + J - J"

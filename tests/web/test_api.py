@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from alphametic.native import describe
 from jobstore import JobStore
 from tests.support.processes import free_port, wait_job
 from tests.support.web import assert_problem, make_app
@@ -43,6 +44,7 @@ def test_readyz_with_workers(client: FlaskClient, web_workers: Any) -> None:
     assert response.status_code == 200, body
     assert body["status"] == "ready" and body["redis"] is True
     assert body["workers"]["solve"] >= 1 and body["workers"]["enumerate"] >= 1
+    assert body["engine"] == describe()  # "native", or "python (...)" saying why
 
 
 def test_solve_round_trip(client: FlaskClient, job_store: JobStore, web_workers: Any) -> None:

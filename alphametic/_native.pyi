@@ -1,0 +1,35 @@
+"""Types of the native core (alphametic/_native.c): a resumable search over one plan."""
+
+from collections.abc import Sequence
+
+from .bounds import _Signs
+
+class Core:
+    """A depth-first search over one plan, run a budget of nodes at a time."""
+
+    def __init__(
+        self,
+        *,
+        base: int,
+        last: int,
+        top: int,
+        s: int,
+        used: int,
+        coef: Sequence[int],
+        dlo: Sequence[int],
+        dhi: Sequence[int],
+        step: Sequence[int],
+        g: Sequence[int],
+        inv: Sequence[int],
+        signs: list[_Signs | None],
+        fixed: Sequence[int],
+        slots: Sequence[int] | None,
+        start: int,
+        with0: Sequence[int],
+        free0: Sequence[int],
+        path: list[int],
+    ) -> None: ...
+    def count(self, budget: int, /) -> tuple[int, int, int, bool]:
+        """Count on for a budget of nodes: (solutions, budget left, depth, done)."""
+    def solve(self, budget: int, want: int, /) -> tuple[list[tuple[int, ...]], int, int, bool]:
+        """Search on for a budget of nodes or `want` solutions: (solutions, left, depth, done)."""

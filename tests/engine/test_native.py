@@ -1,0 +1,254 @@
+"""The native core against its twin, the pure-Python engine: same answers, same order, resumable
+across engines; the engine switch; the fallback when the core is missing or cannot be built."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import cast
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from alphametic import Puzzle, Search, parse
+from alphametic.cli import main
+from alphametic.native import ENV, cores, fits, is_built, native_batches
+from alphametic.plan import forget_plans, plan_for
+from tests.engine.conftest import EXPECTED
+from tests.engine.test_search import puzzles
+from worker.cursor import Cursor, Position
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def corpus() -> list[tuple[str, str]]:
+    """Return bench/corpus.py's mixed corpus of sums as (kind, text)."""
+    spec = importlib.util.spec_from_file_location("bench_corpus", ROOT / "bench" / "corpus.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return cast(list[tuple[str, str]], module.corpus())
+
+
+CASES = json.loads((ROOT / "tests" / "data" / "exercism-alphametics.json").read_text())["cases"]
+# Puzzles beside the corpora: zero-coefficient letters, bases, policies, many solutions.
+EXTRA: list[tuple[str, dict[str, object]]] = [
+    ("CP + IS + FUN = TRUE", {"base": 16}),
+    ("SEND + MORE = MONEY", {"base": 16}),
+    ("A + B + C + D = E + F + G + H", {}),
+    ("ABCDE + FGHIJ = ABCDE + FGHIJ", {}),
+    ("AB + BA + CD - CD = EFE", {}),
+    ("TWO + TWO = FOUR", {"leading_zeros": "allow"}),
+    ("SEND + MORE = MONEY", {"fixed": {"E": 5}}),
+]
+
+native_only = pytest.mark.skipif(
+    not is_built() and EXPECTED != "native", reason="the native core is not built"
+)
+
+
+@contextmanager
+def on(engine: str) -> Iterator[None]:
+    """Set ALPHAMETIC_ENGINE for the searches started inside the block."""
+    previous = os.environ.get(ENV)
+    os.environ[ENV] = engine
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(ENV, None)
+        else:
+            os.environ[ENV] = previous
+
+
+def run(engine: str, puzzle: Puzzle, prefix: tuple[int, ...] = ()) -> tuple[list[object], int]:
+    """Return every solution in order and the count, on one engine."""
+    with on(engine):
+        return list(Search(puzzle, prefix=prefix).solutions()), Search(
+            puzzle, prefix=prefix
+        ).count()
+    raise AssertionError("unreachable")
+
+
+def test_the_native_core_is_built_when_it_is_expected() -> None:
+    # CI sets ALPHAMETIC_ENGINE=native: a build that silently fell back must fail here.
+    if EXPECTED != "native":
+        pytest.skip(f"{ENV} is not native in this session")
+    assert is_built()
+
+
+@native_only
+@pytest.mark.slow
+def test_both_engines_give_the_same_lists_on_the_public_corpora() -> None:
+    items: list[tuple[str, dict[str, object]]] = (
+        [(p, {}) for _, p in corpus()] + [(c["puzzle"], {}) for c in CASES] + EXTRA
+    )
+    for text, options in items:
+        puzzle = parse(text, **options)  # type: ignore[arg-type]
+        python, native = run("python", puzzle), run("native", puzzle)
+        assert native == python, text
+        assert len(python[0]) == python[1], text
+
+
+@native_only
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(puzzles(), st.lists(st.integers(0, 9), max_size=3))
+def test_both_engines_agree_on_random_puzzles_and_prefixes(
+    puzzle: Puzzle, prefix: list[int]
+) -> None:
+    order = Search(puzzle).order
+    cut = tuple(prefix[: len(order)])
+    assert run("native", puzzle, cut) == run("python", puzzle, cut)
+
+
+@native_only
+def test_count_mode_visits_the_same_nodes_on_both_engines() -> None:
+    # The native core keeps counting.py's memo with its probe rule, so from a cold plan (the
+    # Python memo lives in the cached plan) both count the same nodes, recurring states too.
+    texts = [p for kind, p in corpus() if kind == "classic"] + [t for t, o in EXTRA if not o]
+    for text in texts:
+        nodes = []
+        for engine in ("python", "native"):
+            forget_plans()
+            with on(engine):
+                search = Search(parse(text))
+                search.count()
+            nodes.append(search.nodes)
+        assert nodes[0] == nodes[1], text
+
+
+@native_only
+def test_the_native_core_runs_the_plain_sums_it_fits() -> None:
+    with on("native"):
+        assert cores(plan_for(parse("SEND + MORE = MONEY")))[0] is native_batches
+    with on("python"):
+        assert cores(plan_for(parse("SEND + MORE = MONEY")))[0] is not native_batches
+    # Coefficients too big for int64 sums go to the Python engine, which is exact.
+    wide = parse(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ + ZYXWVUTSRQPONMLKJIHGFEDCBA = ZZZZZZZZZZZZZZZZZZZZZZZZZZZ",
+        base=36,
+    )
+    assert not fits(plan_for(wide))
+
+
+@native_only
+@pytest.mark.parametrize(("first", "then"), [("native", "python"), ("python", "native")])
+def test_a_job_stopped_on_one_engine_resumes_on_the_other(first: str, then: str) -> None:
+    puzzle = parse("A + B + C + D = E + F + G + H")
+    whole = run("python", puzzle)[0]
+    before: list[tuple[int, ...]] = []
+    with on(first):
+        # Cut into pieces as a big job is, stopped by its hook part-way through a piece.
+        cursor = Cursor(puzzle, (), 1.0, Position(2))
+        assert len(cursor.pieces) > 1
+        before.extend(cursor.solutions(lambda _: len(before) > 30_000, 0.0))
+        assert cursor.search is not None and cursor.search.stopped
+        at = cursor.position()
+    assert 0 < len(before) < len(whole) and at.piece > 0 and at.skip > 0
+    with on(then):
+        after = list(Cursor(puzzle, (), 1.0, at).solutions(lambda _: False, 1.0))
+    # Every solution handed out before the checkpoint, then the rest: the exact list.
+    assert before + after == whole
+
+
+@native_only
+def test_a_hook_stops_the_native_search_and_progress_ends_at_one() -> None:
+    puzzle = parse("A + B + C + D + E = F + G + H + I")
+    with on("native"):
+        seen: list[float] = []
+
+        def watch(search: Search) -> bool:
+            seen.append(search.progress)
+            return False
+
+        search = Search(puzzle, check=watch, check_interval=0.0)
+        assert search.count() == 141_120
+        assert seen == sorted(seen) and search.progress == 1.0 and len(seen) > 1
+        stopped = Search(puzzle, check=lambda _: True, check_interval=0.0)
+        assert stopped.count() < 141_120 and stopped.stopped
+
+
+def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run Python code in a fresh interpreter with ALPHAMETIC_ENGINE and friends set."""
+    environ = {k: v for k, v in os.environ.items() if k != ENV} | env
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=environ, timeout=120
+    )
+
+
+# The extension hidden, as on a machine that had no compiler when the project was installed.
+HIDDEN = "import sys; sys.modules['alphametic._native'] = None; from alphametic.cli import main; "
+
+
+def test_without_the_native_core_everything_runs_on_python_and_says_so() -> None:
+    out = _python(HIDDEN + "sys.exit(main(['--version']))")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("(engine: python (native core not built))")
+    solved = _python(
+        HIDDEN + "sys.exit(main(['solve', '--count', 'A + B + C + D = E + F + G + H']))"
+    )
+    assert solved.returncode == 0 and "93312" in solved.stdout.replace(",", "")
+
+
+def test_native_required_but_missing_refuses_to_start() -> None:
+    out = _python(HIDDEN + "sys.exit(main(['solve', 'SEND + MORE = MONEY']))", **{ENV: "native"})
+    assert out.returncode == 2
+    assert "ALPHAMETIC_ENGINE=native but the native core" in out.stderr
+    bad = _python(HIDDEN + "sys.exit(main(['solve', 'SEND + MORE = MONEY']))", **{ENV: "fast"})
+    assert bad.returncode == 2 and "expected one of auto, native, python" in bad.stderr
+
+
+@pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no cc")
+def test_the_build_without_a_compiler_installs_without_the_core(tmp_path: Path) -> None:
+    shutil.copy(ROOT / "setup.py", tmp_path)
+    (tmp_path / "alphametic").mkdir()
+    shutil.copy(ROOT / "alphametic" / "_native.c", tmp_path / "alphametic")
+    build = [
+        sys.executable,
+        "setup.py",
+        "-q",
+        "build_ext",
+        "--build-lib",
+        "lib",
+        "--build-temp",
+        "t",
+    ]
+    env = {k: v for k, v in os.environ.items() if k != ENV}
+    out = subprocess.run(
+        build, cwd=tmp_path, capture_output=True, text=True, timeout=300, env={**env, "CC": "false"}
+    )
+    assert out.returncode == 0, out.stderr
+    assert "native core not built" in out.stderr
+    assert not list((tmp_path / "lib").rglob("_native*.so"))
+    strict = subprocess.run(
+        build,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**env, "CC": "false", ENV: "native"},
+    )
+    assert strict.returncode != 0
+    built = subprocess.run(
+        build, cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env
+    )
+    assert built.returncode == 0, built.stderr
+    assert list((tmp_path / "lib").rglob("_native*.so"))
+
+
+def test_version_names_the_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    with on("python"):
+        assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip().endswith("(engine: python (forced))")
+    if is_built():
+        with on("native"):
+            assert main(["--version"]) == 0
+        assert capsys.readouterr().out.strip().endswith("(engine: native)")
