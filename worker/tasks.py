@@ -19,10 +19,10 @@ from celery import Task
 from celery.exceptions import Ignore
 from celery.signals import task_revoked
 
-from jobstore import Job, JobStore, Mode, Settings
+from jobstore import Job, JobStore, Keys, Mode, Settings
 from jobstore.attempt import Attempt, Claim
 from jobstore.connection import UNREACHABLE, client_for
-from jobstore.messages import MARK
+from jobstore.messages import MARK, queued_by_store
 from jobstore.stats import count_rejected
 
 from . import shards, stopping
@@ -50,6 +50,8 @@ class JobTask(Task):
         if list(args or []) == [self.request.get(MARK)] and not kwargs:
             return
         settings: Settings = self.app.conf.alphametic_settings
+        if self.unmarked_but_queued(settings, task_id, args, kwargs):
+            return
         log.warning(
             "task %s[%s] rejected: not a message of the job store (args %.200r); "
             "jobs are submitted through the HTTP API",
@@ -62,6 +64,17 @@ class JobTask(Task):
         except UNREACHABLE:
             pass  # the count is best-effort; the message is refused all the same
         raise Ignore()  # acknowledged, not run, not retried
+
+    @staticmethod
+    def unmarked_but_queued(settings: Settings, task_id: str, args: Any, kwargs: Any) -> bool:
+        """An unmarked message that its job's record names: an older release queued it."""
+        if kwargs or not isinstance(args, list | tuple) or len(args) != 1:
+            return False
+        try:
+            client = client_for(settings)
+            return queued_by_store(client, Keys(settings.key_prefix), str(args[0]), task_id)
+        except UNREACHABLE:
+            return True  # the claim decides (it waits for Redis); refusing would lose the job
 
 
 def execute(task: Any, mode: Mode, job_id: str) -> str:

@@ -150,3 +150,25 @@ def test_a_retried_message_keeps_its_mark(
     assert found.state is State.SUCCEEDED, found.to_dict()
     assert f"job {job.id} busy" in worker.log()
     assert "rejected" not in worker.log() and int(store.stats()["rejected"].get("foreign", 0)) == 0
+
+
+def test_a_message_an_older_release_queued_still_runs_its_job(
+    fresh_settings: Callable[..., Settings],
+    worker_factory: Callable[..., Any],
+    wait_job: Callable[..., Job],
+) -> None:
+    """During an upgrade the queue holds messages built before MARK existed: one without the
+    mark runs its job when the job's record names that very message (nothing is rejected)."""
+    settings = fresh_settings()
+    store = JobStore(settings)
+    queued = store.submit("solve", "TO + GO = OUT")  # no worker yet: its message waits
+    client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
+    lane = store.keys.lane(Mode.SOLVE, queued.lane)
+    raw = client.rpop(lane)
+    assert raw is not None
+    message = json.loads(raw)
+    del message["headers"][MARK]  # as an older release built it
+    client.lpush(lane, json.dumps(message))
+    worker_factory(settings, queues="solve")
+    assert wait_job(store, queued.id).state is State.SUCCEEDED
+    assert int(store.stats()["rejected"].get("foreign", 0)) == 0
