@@ -7,6 +7,7 @@ the check hook and stop the same way.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
@@ -293,13 +294,21 @@ def shards(puzzle: Puzzle, depth: int) -> list[tuple[tuple[int, ...], float]]:
     return [(p, w / total) for p, w in out]
 
 
-def estimate(puzzle: Puzzle, probes: int = 24) -> float:
+def estimate(puzzle: Puzzle, probes: int = 24, limit: float | None = None) -> float:
     """Return the estimated search effort in reference nodes: seconds() * NODES_PER_SECOND.
 
     One scale for both engines (a node of the sum engine runs inline loops worth dozens of
     step-search nodes), so thresholds in nodes (lanes, pieces, shards) mean search time;
-    size() gives the nodes as Search.nodes counts them.
+    size() gives the nodes as Search.nodes counts them. With a limit, the answer may stop at
+    "more than limit" (the step search's sample ends there: a big product is judged big in
+    a few milliseconds instead of a full sample).
     """
+    if limit is not None and not puzzle.is_linear:
+        step_limit = max(0.0, (limit / NODES_PER_SECOND - SETUP_SECONDS) / STEP_SECONDS)
+        found = _measure(puzzle, probes, step_limit)
+        if found.nodes > step_limit:
+            return max(limit + 1.0, found.nodes * STEP_SECONDS * NODES_PER_SECOND)
+        return _spent(found) * NODES_PER_SECOND  # the sample ran whole: the full estimate
     return seconds(puzzle, probes=probes) * NODES_PER_SECOND
 
 
@@ -326,18 +335,24 @@ def seconds(
     count), else the sample's estimate of them.
     """
     found = _measure(puzzle, probes)
-    per_unit = LINEAR_SECONDS if found.linear else STEP_SECONDS
-    spent = SETUP_SECONDS + found.work * per_unit
+    spent = _spent(found)
     if enumerate:
         spent += (found.solutions if solutions is None else solutions) * SOLUTION_SECONDS
     return spent
 
 
+def _spent(found: Size) -> float:
+    """The CPU seconds of a count of that size."""
+    per_unit = LINEAR_SECONDS if found.linear else STEP_SECONDS
+    return SETUP_SECONDS + found.work * per_unit
+
+
 @lru_cache(maxsize=64)
-def _measure(puzzle: Puzzle, probes: int) -> Size:
-    """Estimate the search of either engine (probes sets how much is sampled)."""
+def _measure(puzzle: Puzzle, probes: int, limit: float = math.inf) -> Size:
+    """Estimate the search of either engine (probes sets how much is sampled; a step search's
+    sample may stop once its nodes pass limit)."""
     if not puzzle.is_linear:
-        nodes, solutions, work = walker.measure(model_for(puzzle), STEP_NODES * probes)
+        nodes, solutions, work = walker.measure(model_for(puzzle), STEP_NODES * probes, limit)
         return Size(nodes, work, solutions, False)
     plan = plan_for(puzzle)
     if plan.empty or plan.n == 0:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
@@ -128,8 +129,11 @@ def size(model: Model, cap: int) -> float:
     return measure(model, cap)[0]
 
 
-def measure(model: Model, cap: int) -> tuple[float, float, float]:
+def measure(model: Model, cap: int, limit: float = math.inf) -> tuple[float, float, float]:
     """Return (nodes, solutions, work) of the step search: exact under cap, else sampled.
+
+    With a limit, sampling stops as soon as the nodes counted pass it (the answer is then
+    only "more than limit"): deciding whether a search is small costs little for a big one.
 
     Knuth's single random path misses the few heavy subtrees of a product (30x low on
     NORTH * WEST = EAST * SOUTH in base 15), and cap / progress after a prefix of the tree
@@ -143,7 +147,7 @@ def measure(model: Model, cap: int) -> tuple[float, float, float]:
     sampler = _Sampler(model)
     if not sampler.walk.ready:
         return 1.0, 0.0, 1.0
-    nodes, solutions, linear = sampler.estimate((), float(cap), random.Random(0))
+    nodes, solutions, linear = sampler.estimate((), float(cap), random.Random(0), limit)
     letters = max((len(step.slots) for step in model.steps if step.kind == LINEAR), default=3)
     return nodes, solutions, nodes + linear * LINEAR_NODE * max(letters - 3, 0) ** 2
 
@@ -218,9 +222,10 @@ class _Sampler:
         return cap + 1 - walk.budget, walk.count, self.linear
 
     def estimate(
-        self, prefix: tuple[int, ...], budget: float, rng: random.Random
+        self, prefix: tuple[int, ...], budget: float, rng: random.Random, limit: float
     ) -> tuple[float, float, float]:
-        """(nodes, solutions, LINEAR nodes) under the prefix, from about `budget` nodes of runs."""
+        """(nodes, solutions, LINEAR nodes) under the prefix, from about `budget` nodes of runs
+        (or fewer: it returns once the nodes counted pass `limit`)."""
         first = int(budget / 4)
         exact = self.count(prefix, max(first, 64))
         if exact is not None:
@@ -243,6 +248,10 @@ class _Sampler:
             else:
                 nodes += max(found[0] - shared, 0.0)
                 solutions, linear = solutions + found[1], linear + found[2]
+            # Each heavy child passed PEEK nodes: a lower bound of the whole.
+            least = shared + nodes + max(PEEK - shared, 0.0) * len(heavy)
+            if least > limit:
+                return least, solutions, linear
         if not heavy:
             return shared + nodes, solutions, linear
         left = budget - first - PEEK * len(digits)
@@ -251,7 +260,11 @@ class _Sampler:
         picked = heavy if k == len(heavy) else sorted(rng.sample(heavy, k))
         scale = len(heavy) / k
         for d in picked:
-            n, c, lin = self.estimate((*prefix, d), max(left, 0.0) / k, rng)
+            n, c, lin = self.estimate(
+                (*prefix, d), max(left, 0.0) / k, rng, (limit - shared - nodes) / scale + shared
+            )
             nodes += max(n - shared, 0.0) * scale
             solutions, linear = solutions + c * scale, linear + lin * scale
+            if shared + nodes > limit:
+                break
         return shared + nodes, solutions, linear
