@@ -2,7 +2,7 @@
 
 Each transition of a job (create, claim, update, putback, cancel, withdraw, reap, resend, delete,
 and the sharded split/release/dispatch/finish/cancel-tree) is one script in jobstore/lua_scripts/,
-atomic inside Redis; stats.lua and rate.lua are libraries put in front of the scripts using them.
+atomic inside Redis; stats.lua, rate.lua, turn.lua are libraries put before the scripts using them.
 Scripts get every key from Python (jobstore.keys.Keys) and build none; terminal states are
 final; every write by a worker names its attempt, so a stale attempt is refused. Scripts run
 by EVALSHA through redis-py's Script objects, which load the text again when Redis has
@@ -23,13 +23,15 @@ from .connection import replicated
 FOLDER = Path(__file__).with_name("lua_scripts")
 # Scripts that call a shared Lua function get its file put in front of their own.
 LIBRARIES = {
-    "create": ("rate",),
+    "create": ("rate", "turn"),
     "count": ("rate",),
     "claim": ("stats",),
     "update": ("stats",),
     "cancel": ("stats",),
     "finish": ("stats",),
     "resend": ("stats",),
+    "putback": ("turn",),
+    "dispatch": ("turn",),
 }
 NAMES = (
     "create",

@@ -19,7 +19,7 @@ from .admission import STORAGE_RETRY, StorageFull, TooManyJobs, fingerprint, nor
 from .connection import UNREACHABLE, Breaker, Unavailable, connect, guarded
 from .holders import holder_field, withdraw
 from .keys import Keys
-from .lanes import lane_for
+from .lanes import lane_for, turn_keys
 from .lua import scripts_for
 from .messages import task_message
 from .model import CHUNK, QUEUES, UNFINISHED, Job, Mode, Page, State, decode
@@ -98,15 +98,16 @@ class JobStore:
         # One script counts the request against the client's rates, checks the dedup key and
         # the client's cap, creates the record and pushes its task message: one round trip,
         # and never a record without its message.
-        keys = [self.keys.job(new_id), dedup, self.keys.queued, self.keys.lane(checked_mode, lane)]
-        keys += [self.keys.client(client or ""), self.keys.jobs, self.keys.stats]
-        keys.append(self.keys.waiting(checked_mode, lane))
+        turn = turn_keys(self.keys, checked_mode, lane, client or "")
+        keys = [self.keys.job(new_id), dedup, self.keys.queued, turn[0]]
+        keys += [self.keys.client(client or ""), self.keys.jobs, self.keys.stats, turn[1]]
         keys += rate_keys(self.prefix, client or "", rates)
+        keys += turn[2:]  # the band's lanes: the script picks the client's turn among them
         fields = [item for pair in record.items() for item in pair]
         args = [self.settings.ttl, cap, new_id, record["created"], message, holder_field(client)]
         args += [len(rates), *rate_args(rates)]
         # With Sentinel, run() returns only once a replica has the job (connection.replicated).
-        status, detail = self.scripts.run("create", keys, [*args, *fields])
+        status, detail, *sent = self.scripts.run("create", keys, [*args, *fields])
         if status == "limited":
             raise RateLimited(rates, int(detail))
         if status == "full":
@@ -118,7 +119,8 @@ class JobStore:
             # It expired between the script and the read: this submission now creates anew.
             return self.submit(mode, puzzle, options, client=client)
         # Its place in the queue, as every read of a queued job has it (one round trip).
-        return place(self.redis, self.settings, Job.from_hash(record), message)
+        record.update(lane=str(detail), message=sent[0])
+        return place(self.redis, self.settings, Job.from_hash(record), sent[0])
 
     def count_request(self, client: str | None, rates: Sequence[Rate]) -> None:
         """Count a job-creating request that was refused before submit's script counted it.
