@@ -18,7 +18,7 @@ import pytest
 from jobstore import JobStore, Settings
 from tests.support.chaos import wait_until
 from tests.support.puzzles import misjudged_products
-from tests.support.turns import sample, small_latency, streams, submit_products
+from tests.support.turns import sample, streams, submit_products
 
 pytestmark = pytest.mark.slow
 
@@ -48,10 +48,10 @@ def test_one_clients_misjudged_products_leave_anothers_small_solves_fast(
     store = one_solver
     ids = submit_products(store, "many", misjudged_products(20))
     wait_until(lambda: started(store, ids[0]), 30, "the first product running")
-    took = [small_latency(store, i) for i in range(4)]
+    took = sample(store, count=4)
     # Each waits for the running product to reach its 0.25 s and one turn of the products'
-    # client at most; the machine is loaded (2 cores), hence the margin over the median.
-    assert statistics.median(took) <= 1.0 and max(took) <= 2.0, took
+    # client at most; the machine is loaded (2 cores), hence the margin of the maximum.
+    assert statistics.median(took) <= 1.0 and max(took) <= 3.0, took
 
 
 def test_four_clients_misjudged_products_leave_a_fifth_clients_small_solves_fast(
@@ -64,10 +64,10 @@ def test_four_clients_misjudged_products_leave_a_fifth_clients_small_solves_fast
     for k, client in enumerate("abcd"):
         ids += submit_products(store, client, misjudged_products(20, seed=100 + k))
     wait_until(lambda: started(store, ids[0]), 30, "the first product running")
-    took = [small_latency(store, i) for i in range(4)]
+    took = sample(store, count=4)
     # The first may wait for the other clients' first turns (4 x 0.25 s); the later ones only
     # for the running product.
-    assert took[0] <= 3.0 and statistics.median(took[1:]) <= 1.0 and max(took) <= 2.0, took
+    assert took[0] <= 3.0 and statistics.median(took[1:]) <= 1.0 and max(took) <= 3.0, took
 
 
 def test_small_solves_stay_fast_while_four_clients_submit_and_cancel_misjudged_jobs(
@@ -78,8 +78,8 @@ def test_small_solves_stay_fast_while_four_clients_submit_and_cancel_misjudged_j
     along (before: rising from ~0.3 s to 8 s within 24 s, and on without bound)."""
     store = one_solver
     with streams(store, "wxyz") as errors:
-        took = sample(store, 24)
+        took = sample(store, seconds=24)
     assert not errors, errors
     third = max(1, len(took) // 3)
     # Bounded, not rising: the last third answers as fast as the first.
-    assert max(took) <= 2.0 and statistics.median(took[-third:]) <= 1.0, took
+    assert max(took) <= 3.0 and statistics.median(took[-third:]) <= 1.0, took

@@ -72,11 +72,15 @@ def streams(store: JobStore, clients: str, keep: int = 5) -> Iterator[list[BaseE
             thread.join()
 
 
-def sample(store: JobStore, seconds: float, pause: float = 1.0) -> list[float]:
-    """Small solves one after another (a pause between) for `seconds`: their latencies."""
+def sample(store: JobStore, seconds: float = 0, count: int = 0, pause: float = 1.0) -> list[float]:
+    """Small solves one after another for `seconds` (or `count` of them): their latencies.
+
+    Each after a pause, so that the worker has taken a long job again when it comes (one sent
+    the moment the last answer arrived would beat the worker's next pop to the queue).
+    """
     took: list[float] = []
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        took.append(small_latency(store, len(took)))
+    while (len(took) < count) if count else (time.monotonic() < deadline):
         time.sleep(pause)
+        took.append(small_latency(store, len(took)))
     return took
