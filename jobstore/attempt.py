@@ -152,7 +152,7 @@ class Attempt:
 
         At the front: to `lane` itself (a stopping worker's job runs next); else to the lane of
         `lane`'s band where its client takes its turn. `misjudged`: it was estimated small and
-        was not (its client's next jobs wait one turn more for a while).
+        was not (for a while its client's next jobs go to the BIG band, a turn back).
         """
         now = time.time()
         message = task_message(mode, self.job_id, self.settings.ttl, lane)

@@ -25,7 +25,7 @@ Redis layout (every key under the deployment's prefix {p}, every key with a TTL)
                           lanes (the band's first lane): how many it has there sets the lane of
                           its next (lanes.py); members no longer waiting there leave lazily
   {p}:misjudged:{client}  string: set for a while after a job of the client estimated small
-                          was not (its next jobs wait one turn more; lanes.py)
+                          was not (its next jobs go to the BIG band, a turn back; lanes.py)
   {p}:stats               hash: counters and histogram buckets kept by the scripts (stats.py)
   {p}:budget:{client}     counter: solutions a client's jobs stored within the TTL window
   {p}:broker:...          every key of the Celery broker (kombu's global_keyprefix): the lists

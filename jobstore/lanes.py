@@ -11,9 +11,10 @@ and one client's pile of jobs never stands in front of another client's new one 
 A run is placed by the search time it uses, not by its estimate alone: it yields its worker
 (and resumes later from its checkpoint) as soon as a job waits in an earlier band, after a time
 slice when any job waits, and a job of the FIRST band still searching after SMALL_SECONDS was
-misjudged small: it yields to the others of FIRST and goes to TURNS, and its client's next
-jobs wait one turn more for MISJUDGED_MEMORY seconds (its client's turn can no longer push a
-client that submits only small jobs back). So a small job from a client with nothing else
+misjudged small: it yields to the others of FIRST and goes to TURNS, and for MISJUDGED_MEMORY
+seconds its client's next jobs go to BIG's band even when estimated small, one turn further
+back there (JobStore.submit, turn.lua): a client's stream of misjudged jobs cannot keep the
+FIRST band full, ahead of everyone's big jobs. So a small job from a client with nothing else
 waiting waits at most for the run on its worker to reach SMALL_SECONDS and one SMALL_SECONDS
 per other client's first waiting job of the FIRST band (README, "Taking turns").
 """
@@ -31,7 +32,7 @@ SMALL_NODES = 3e5
 # few paths; a product of long words can hide its size from them): it yields to the small
 # jobs waiting, and waits its turns with the big ones from then on.
 SMALL_SECONDS = 0.25
-# How long a client whose job was misjudged small has its next jobs wait one turn more.
+# How long a client whose job was misjudged small has its next jobs go to BIG's band.
 MISJUDGED_MEMORY = 60
 
 

@@ -22,7 +22,7 @@ from .keys import Keys
 from .lanes import lane_for, turn_keys
 from .lua import scripts_for
 from .messages import task_message
-from .model import CHUNK, QUEUES, UNFINISHED, Job, Mode, Page, State, decode
+from .model import BIG, CHUNK, FIRST, QUEUES, UNFINISHED, Job, Mode, Page, State, decode
 from .queue import place
 from .rates import Rate, RateLimited, rate_args, rate_keys
 from .settings import Settings
@@ -73,6 +73,8 @@ class JobStore:
         new_id = str(uuid.uuid4())
         now = time.time()
         lane = lane_for(parsed)
+        if lane == FIRST and client and self.redis.exists(self.keys.misjudged(client)):
+            lane = BIG  # its client's jobs estimated small lately were not (lanes.py)
         budget = self.keys.budget(client) if client is not None else ""
         record = {
             "id": new_id,

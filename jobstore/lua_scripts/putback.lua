@@ -2,7 +2,8 @@
 -- its worker is stopping (the message goes to the front of the job's own lane, to run next),
 -- or it yields its worker to jobs waiting (to the back of the TURNS band, in the lane where its
 -- client takes its turn: turn.lua). A yield from the FIRST band (the job was misjudged small)
--- raises its client's misjudged flag for a while, so its next jobs wait one turn more there.
+-- raises its client's misjudged flag for a while: its next jobs go to the BIG band even when
+-- estimated small, a turn further back (JobStore.submit, turn.lua).
 -- The run wrote its checkpoint just before; the next claim resumes from it. Record and message
 -- change together, so the job is never left without a message.
 -- KEYS: job hash, leases zset, queued zset, the client's set of jobs waiting in the band, stats

@@ -1,12 +1,12 @@
 -- Clients take turns within a band of lanes (jobstore/lanes.py): a job joins the band's first
 -- lane plus how many jobs its client already has waiting in the band (counted up to the band's
--- last lane), plus one while that client's jobs were lately misjudged small. The client's set of
--- job keys waiting in the band is tidied on the way (members no longer queued in the band leave
--- it; the oldest are looked at first, so the work per call stays small). The job joins that set,
--- its message (kombu's priority rewritten to the lane, which kombu's restore of an unacked
--- message reads) goes onto the lane's list (at the front: the next taken, for a stopping
--- worker's job), and the job key into the lane's waiting set. Shared by CREATE, PUTBACK and
--- DISPATCH.
+-- last lane), plus one while that client's jobs were lately misjudged small (JobStore.submit
+-- then sends its small ones to the BIG band too). The client's set of job keys waiting in the
+-- band is tidied on the way (members no longer queued in the band leave it; the oldest are
+-- looked at first, so the work per call stays small). The job joins that set, its message
+-- (kombu's priority rewritten to the lane, which kombu's restore of an unacked message reads)
+-- goes onto the lane's list (at the front: the next taken, for a stopping worker's job), and
+-- the job key into the lane's waiting set. Shared by CREATE, PUTBACK and DISPATCH.
 -- mine: the client's set; flag: its misjudged flag; KEYS from `at` to the last: the band's lane
 -- lists, then as many waiting sets. Returns the lane and the message as sent.
 local function take_turn(mine, flag, at, job, first, message, now, ttl, front)

@@ -16,7 +16,7 @@ import redis
 
 from jobstore import JobStore, Mode, Settings
 from jobstore.attempt import Attempt
-from jobstore.model import TURNS
+from jobstore.model import BIG, TURNS
 
 SMALL = [("SEND + MORE = MONEY", {"base": base}) for base in range(10, 20)]
 
@@ -72,8 +72,8 @@ def test_yields_take_their_clients_turn_and_a_misjudged_client_waits_one_more(
     quiet: JobStore,
 ) -> None:
     """Runs that yield go to the TURNS band by their client's turn there; a yield out of the
-    first band (misjudged small) sends that client's next small job to the band's second
-    lane; a stopping worker's job goes back to the front of its own lane."""
+    first band (misjudged small) sends that client's next small job to the BIG band, a turn
+    back; a stopping worker's job goes back to the front of its own lane."""
     client = raw(quiet)
     jobs = [quiet.submit("solve", *SMALL[i], client="m") for i in range(3)]
     lanes = []
@@ -87,7 +87,8 @@ def test_yields_take_their_clients_turn_and_a_misjudged_client_waits_one_more(
     # The second: one of its client's waiting there, and one turn more (misjudged).
     assert lanes == [(TURNS, TURNS), (TURNS + 2, TURNS + 2)]
     assert quiet.submit("solve", *SMALL[5], client="fresh").lane == 0
-    assert quiet.submit("solve", *SMALL[6], client="m").lane == 2  # one waiting, one more turn
+    # m's next small job: to the big jobs' band, a turn back (none of m's waits there yet).
+    assert quiet.submit("solve", *SMALL[6], client="m").lane == BIG + 1
     stopping = Attempt(client, quiet.settings, jobs[2].id)
     assert stopping.claim("test|x|1", mode=Mode.SOLVE).status == "run"
     assert stopping.put_back(Mode.SOLVE, 0, front=True, reason="stopped", client="m")
