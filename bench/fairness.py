@@ -1,12 +1,16 @@
 """Fairness and bounded storage (issue 14): small jobs under load, big jobs taking turns, and
-Redis under a hostile storage sequence.
+Redis under a hostile storage sequence; clients taking turns (issue 21).
 
-Usage: python bench/fairness.py [small|turns|storage ...]   (default: all three)
+Usage: python bench/fairness.py [small|turns|storage|misjudged ...]   (default: all four)
 
 - small: one solve and one enumerate worker process (`make run`'s default) busy with a
   100-shard enumeration and an unsolvable 60 s solve; small jobs of both modes are submitted one
   after another over HTTP (POST ?wait=): latency from submit to the answer, p50/p99.
 - turns: two big enumerations on one enumerate worker: the progress each makes in 20 s.
+- misjudged: one solve worker process; products estimated small that search for many seconds
+  (`ABCDE * FGHIJ = KLMNOPQRST`, base 36): one client's 20, four clients' 20 each, and four
+  clients submitting one a second and canceling their oldest for 45 s; another client's small
+  solves (store.submit + wait) one after another: latency from submit to the answer.
 - storage: the hostile sequence of the issue (four 140-byte requests for 26-letter base-36
   enumerations with leading zeros allowed) from one client: Redis memory before and after.
 """
@@ -23,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import Client, machine, ms, percentile, system  # noqa: E402
 
 from jobstore import JobStore  # noqa: E402
+from tests.support.puzzles import misjudged_products  # noqa: E402
+from tests.support.turns import sample, streams, submit_products  # noqa: E402
 
 HUGE = ("A + B + C + D + E = F + G + H + I", {"base": 16})
 ENDLESS = (
@@ -140,8 +146,46 @@ def storage() -> None:
             store.cancel(job.id)
 
 
+def wait_started(store: JobStore, job_id: str, timeout: float = 60) -> None:
+    """Wait until a job has had a run."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = store.get(job_id)
+        if job is not None and job.started is not None:
+            return
+        time.sleep(0.02)
+    raise TimeoutError(f"job {job_id} did not start")
+
+
+def misjudged() -> None:
+    """Another client's small solves while clients' products misjudged small pile up."""
+    for label, clients in (("one client x 20", "a"), ("four clients x 20", "abcd")):
+        with system("fair-misjudged", (("solve", 1),)) as s:
+            store = s.store
+            ids = []
+            for k, client in enumerate(clients):
+                ids += submit_products(store, client, misjudged_products(20, seed=100 + k))
+            wait_started(store, ids[0])
+            took = sample(store, count=8)
+            store.close()  # its waiter subscription, before the system's Redis goes
+            print(f"misjudged, {label}: first {took[0] * 1e3:.0f} ms, then {ms(took[1:])}, "
+                  f"max {max(took) * 1e3:.0f} ms")  # fmt: skip
+    with system("fair-stream", (("solve", 1),)) as s:
+        store = s.store
+        with streams(store, "wxyz") as errors:
+            took = sample(store, seconds=45)
+        store.close()
+        if errors:
+            raise RuntimeError(errors[0])
+        third = len(took) // 3
+        for part, values in (("first", took[:third]), ("last", took[-third:])):
+            print(f"misjudged, four streams, {part} 15 s: {ms(values)}, "
+                  f"max {max(values) * 1e3:.0f} ms")  # fmt: skip
+
+
 if __name__ == "__main__":
     print(machine())
-    chosen = sys.argv[1:] or ["small", "turns", "storage"]
+    chosen = sys.argv[1:] or ["small", "turns", "storage", "misjudged"]
+    scenarios = {"small": small, "turns": turns, "storage": storage, "misjudged": misjudged}
     for name in chosen:
-        {"small": small, "turns": turns, "storage": storage}[name]()
+        scenarios[name]()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import redis
 
 from .keys import Keys
+from .lanes import MISJUDGED_MEMORY, turn_keys
 from .lua import Arg, scripts_for
 from .messages import task_message
 from .model import CHUNK, Mode
@@ -143,14 +144,23 @@ class Attempt:
             self.job_ran = float(job_ran)
         return int(status)
 
-    def put_back(self, mode: Mode, lane: int, *, front: bool, reason: str) -> bool:
-        """Hand the job back to its queue (putback.lua): False when this run no longer holds it."""
+    def put_back(
+        self, mode: Mode, lane: int, *, front: bool, reason: str, client: str = "",
+        misjudged: bool = False,
+    ) -> bool:  # fmt: skip
+        """Hand the job back to its queue (putback.lua): False when this run no longer holds it.
+
+        At the front: to `lane` itself (a stopping worker's job runs next); else to the lane of
+        `lane`'s band where its client takes its turn. `misjudged`: it was estimated small and
+        was not (for a while its client's next jobs go to the BIG band, a turn back).
+        """
         now = time.time()
         message = task_message(mode, self.job_id, self.settings.ttl, lane)
-        keys = [self.keys[0], self.names.leases, self.names.queued, self.names.lane(mode, lane)]
-        keys += [self.names.stats, self.names.waiting(mode, lane)]
+        turn = turn_keys(self.names, mode, lane, client, own=front)
+        keys = [self.keys[0], self.names.leases, self.names.queued, turn[0], self.names.stats]
+        keys += turn[1:]
         args: list[Arg] = [self.claims, repr(now), message, "1" if front else "0", lane]
-        args += [self.job_id, reason, self.settings.ttl]
+        args += [self.job_id, reason, self.settings.ttl, MISJUDGED_MEMORY if misjudged else 0]
         return bool(scripts_for(self.client).run("putback", keys, args))
 
     def poll(self) -> tuple[bool, bool, bool]:

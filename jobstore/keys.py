@@ -21,6 +21,11 @@ Redis layout (every key under the deployment's prefix {p}, every key with a TTL)
                           (waiters.py wakes the requests waiting for it)
   {p}:jobs                zset: every job id scored by its creation (the admin's listing)
   {p}:waiting:{queue}:{lane}  zset: job keys queued in a lane (what a running job yields to)
+  {p}:turns:{queue}:{band}:{client}  zset: job keys of a client's jobs waiting in a band of
+                          lanes (the band's first lane): how many it has there sets the lane of
+                          its next (lanes.py); members no longer waiting there leave lazily
+  {p}:misjudged:{client}  string: set for a while after a job of the client estimated small
+                          was not (its next jobs go to the BIG band, a turn back; lanes.py)
   {p}:stats               hash: counters and histogram buckets kept by the scripts (stats.py)
   {p}:budget:{client}     counter: solutions a client's jobs stored within the TTL window
   {p}:job:{id}:explain    hash: the job's explanation as a worker works it out and keeps it
@@ -141,6 +146,15 @@ class Keys:
         """The jobs waiting in a lane of a mode's queue (a zset of job keys): what a running
         job yields to (a lane's list may also hold stray duplicates of running jobs' messages)."""
         return f"{self.prefix}:waiting:{Mode(mode).queue}:{lane}"
+
+    def turns(self, mode: Mode, band: int, client: str) -> str:
+        """A client's jobs waiting in a band of a mode's lanes, named by its first lane (a zset
+        of job keys): where its next job there takes its turn."""
+        return f"{self.prefix}:turns:{Mode(mode).queue}:{band}:{client}"
+
+    def misjudged(self, client: str) -> str:
+        """Raised for a while after a job of the client estimated small was not (a string)."""
+        return f"{self.prefix}:misjudged:{client}"
 
     def waitings(self, mode: Mode) -> list[str]:
         """The waiting sets of a mode's lanes, in the order workers take from the lanes."""

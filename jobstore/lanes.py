@@ -1,19 +1,30 @@
-"""Which priority lane a new job's message goes to, and which lanes make a run yield.
+"""Which priority lane a job's message goes to, and which lanes make a run yield.
 
 Workers always take from the lowest-numbered non-empty lane of their queue (kombu's priority
-steps on Redis). A job whose whole search is small goes to FIRST, ahead of anything big; a big
-one to BIG; shards and runs that yielded take turns in TURNS (dispatch.lua, putback.lua). A
-running job yields its worker (and resumes later from its checkpoint) as soon as a job waits
-in a lane before its own, and after a time slice when any job waits (a job in FIRST that runs
-past SMALL_SECONDS yields to the others in FIRST): so a small job never waits for a long one to
-end, even one misjudged small, and big jobs progress at comparable rates.
+steps on Redis, all ten). The lanes form three bands (model.BANDS): a job whose whole search is
+small goes to FIRST's, ahead of anything big; a big one to BIG's; shards and runs that yielded
+take turns in TURNS' (dispatch.lua, putback.lua). Within a band clients take turns: a job goes
+to the band's first lane plus how many jobs its client already has waiting in the band (up to
+the band's last lane), so every client's first waiting job is ahead of every client's second,
+and one client's pile of jobs never stands in front of another client's new one (turn.lua).
+
+A run is placed by the search time it uses, not by its estimate alone: it yields its worker
+(and resumes later from its checkpoint) as soon as a job waits in an earlier band, after a time
+slice when any job waits, and a job of the FIRST band still searching after SMALL_SECONDS was
+misjudged small: it yields to the others of FIRST and goes to TURNS, and for MISJUDGED_MEMORY
+seconds its client's next jobs go to BIG's band even when estimated small, one turn further
+back there (JobStore.submit, turn.lua): a client's stream of misjudged jobs cannot keep the
+FIRST band full, ahead of everyone's big jobs. So a small job from a client with nothing else
+waiting waits at most for the run on its worker to reach SMALL_SECONDS and one SMALL_SECONDS
+per other client's first waiting job of the FIRST band (README, "Taking turns").
 """
 
 from __future__ import annotations
 
 import alphametic
 
-from .model import BIG, FIRST, LANES, TURNS
+from .keys import Keys
+from .model import BANDS, BIG, FIRST, LANES, Mode, band_of
 
 # A search of at most this many nodes (~0.1 s) counts as small.
 SMALL_NODES = 3e5
@@ -21,10 +32,12 @@ SMALL_NODES = 3e5
 # few paths; a product of long words can hide its size from them): it yields to the small
 # jobs waiting, and waits its turns with the big ones from then on.
 SMALL_SECONDS = 0.25
+# How long a client whose job was misjudged small has its next jobs go to BIG's band.
+MISJUDGED_MEMORY = 60
 
 
 def lane_for(puzzle: alphametic.Puzzle) -> int:
-    """The lane of a new job: FIRST when its search is small, else BIG."""
+    """The band of a new job (its first lane): FIRST when its search is small, else BIG."""
     assignments, product = 1, 1
     for k in range(len(puzzle.letters)):
         product *= puzzle.base - k
@@ -36,11 +49,25 @@ def lane_for(puzzle: alphametic.Puzzle) -> int:
     return FIRST if alphametic.estimate(puzzle, probes=4) <= SMALL_NODES else BIG
 
 
+def turn_keys(keys: Keys, mode: Mode, lane: int, client: str, *, own: bool = False) -> list[str]:
+    """take_turn's keys (turn.lua) for a job joining lane's band: the client's set there, its
+    misjudged flag, the band's lane lists and waiting sets (own: the lane's alone)."""
+    band = (lane,) if own else band_of(lane)
+    lists = [keys.lane(mode, each) for each in band]
+    waiting = [keys.waiting(mode, each) for each in band]
+    return [keys.turns(mode, band_of(lane)[0], client), keys.misjudged(client), *lists, *waiting]
+
+
 def yielding_lanes(lane: int, searched: float, time_slice: float) -> int:
     """How many lanes, from the first, hold jobs this run should yield its worker to."""
-    before = LANES.index(lane) if lane in LANES else len(LANES)
+    band = band_of(lane)
     if searched >= time_slice:
-        return max(before, LANES.index(TURNS) + 1)
-    if lane == FIRST and searched >= SMALL_SECONDS:
-        return LANES.index(FIRST) + 1  # not small after all: small jobs go first
-    return before
+        return len(LANES)
+    if band[0] == FIRST and searched >= SMALL_SECONDS:
+        return len(BANDS[0])  # not small after all: small jobs go first
+    return LANES.index(band[0])  # every lane of an earlier band
+
+
+def misjudged(lane: int, stopping: bool) -> bool:
+    """Whether a run handed back from this lane was misjudged small (it yielded from FIRST)."""
+    return not stopping and band_of(lane)[0] == FIRST

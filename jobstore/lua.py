@@ -1,12 +1,13 @@
 """Every Lua script of the job store, and the one way to run them.
 
 Each transition of a job (create, claim, update, putback, cancel, withdraw, reap, resend, delete,
+Each transition of a job (create, claim, update, putback, cancel, withdraw, reap, resend, delete,
 the sharded split/release/dispatch/finish/cancel-tree, an explanation's explain/claim/end) is one
-script in jobstore/lua_scripts/, atomic inside Redis; stats.lua and rate.lua are libraries put in
-front of the scripts using them. Scripts get every key from Python (jobstore.keys.Keys) and build
-none; terminal states are final; every write by a worker names its attempt, so a stale attempt is
-refused. Scripts run by EVALSHA through redis-py's Script objects, which load the text again when
-Redis has forgotten it (a restart, a failover).
+script in jobstore/lua_scripts/, atomic inside Redis; stats.lua, rate.lua and turn.lua are
+libraries put in front of the scripts using them. Scripts get every key from Python
+(jobstore.keys.Keys) and build none; terminal states are final; every write by a worker names its
+attempt, so a stale attempt is refused. Scripts run by EVALSHA through redis-py's Script objects,
+which load the text again when Redis has forgotten it (a restart, a failover).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from .connection import replicated
 FOLDER = Path(__file__).with_name("lua_scripts")
 # Scripts that call a shared Lua function get its file put in front of their own.
 LIBRARIES = {
-    "create": ("rate",),
+    "create": ("rate", "turn"),
     "count": ("rate",),
     "explain": ("rate",),
     "claim": ("stats",),
@@ -31,6 +32,8 @@ LIBRARIES = {
     "cancel": ("stats",),
     "finish": ("stats",),
     "resend": ("stats",),
+    "putback": ("turn",),
+    "dispatch": ("turn",),
 }
 NAMES = (
     "create",

@@ -29,12 +29,23 @@ class State(StrEnum):
 
 TERMINAL = frozenset({State.SUCCEEDED, State.FAILED, State.CANCELED})
 
-# Priority lanes of a queue (kombu's priority steps on Redis; a worker always takes from the
-# lowest-numbered lane that has a message). Small new jobs, and jobs a stopping worker hands
-# back, go to FIRST; big new jobs to BIG; shards and jobs that yielded their worker to others
-# take turns in TURNS.
+# Priority lanes of a queue (kombu's priority steps on Redis, all ten of them: worker/
+# celery_app.py sets priority_steps; a worker always takes from the lowest-numbered lane that
+# has a message). The lanes form three bands: small new jobs go to FIRST's, big new jobs to
+# BIG's, shards and jobs that yielded their worker to others take turns in TURNS'. Within a
+# band, clients take turns: a job's lane is its band's first plus how many jobs its client
+# already has waiting in the band (jobstore/lanes.py), so each client's first waiting job goes
+# ahead of every client's second. A stopping worker's job goes back to the front of its lane.
 FIRST, BIG, TURNS = 0, 3, 6
-LANES = (0, 3, 6, 9)
+LANES = tuple(range(10))
+BANDS = ((0, 1, 2), (3, 4, 5), (6, 7, 8, 9))
+
+
+def band_of(lane: int) -> tuple[int, ...]:
+    """The band of lanes a lane belongs to (its first is FIRST, BIG or TURNS)."""
+    return next((band for band in BANDS if lane in band), BANDS[-1])
+
+
 UNFINISHED = frozenset({State.QUEUED, State.RUNNING})
 
 

@@ -21,10 +21,10 @@ from .admission import STORAGE_RETRY, StorageFull, TooManyJobs, fingerprint, nor
 from .connection import UNREACHABLE, Breaker, Unavailable, connect, guarded
 from .holders import holder_field, withdraw
 from .keys import Keys
-from .lanes import lane_for
+from .lanes import lane_for, turn_keys
 from .lua import scripts_for
 from .messages import task_message
-from .model import CHUNK, QUEUES, UNFINISHED, Job, Mode, Page, State, decode
+from .model import BIG, CHUNK, FIRST, QUEUES, UNFINISHED, Job, Mode, Page, State, decode
 from .queue import place
 from .rates import Busy, Rate, RateLimited, rate_args, rate_keys
 from .settings import Settings
@@ -80,6 +80,8 @@ class JobStore:
         new_id = str(uuid.uuid4())
         now = time.time()
         lane = lane_for(parsed)
+        if lane == FIRST and client and self.redis.exists(self.keys.misjudged(client)):
+            lane = BIG  # its client's jobs estimated small lately were not (lanes.py)
         budget = self.keys.budget(client) if client is not None else ""
         record = {
             "id": new_id,
@@ -105,17 +107,18 @@ class JobStore:
         # One script counts the request against the client's rates, checks the dedup key and
         # the client's cap, creates the record and pushes its task message: one round trip,
         # and never a record without its message.
-        keys = [self.keys.job(new_id), dedup, self.keys.queued, self.keys.lane(checked_mode, lane)]
-        keys += [self.keys.client(client or ""), self.keys.jobs, self.keys.stats]
-        keys.append(self.keys.waiting(checked_mode, lane))
+        turn = turn_keys(self.keys, checked_mode, lane, client or "")
+        keys = [self.keys.job(new_id), dedup, self.keys.queued, turn[0]]
+        keys += [self.keys.client(client or ""), self.keys.jobs, self.keys.stats, turn[1]]
         keys += rate_keys(self.prefix, client or "", rates)
         keys.append(self.keys.budget(client or ""))
+        keys += turn[2:]  # the band's lanes: the script picks the client's turn among them
         fields = [item for pair in record.items() for item in pair]
         args = [self.settings.ttl, cap, new_id, record["created"], message, holder_field(client)]
         args += [len(rates), *rate_args(rates)]
         last = ["1" if fresh else "0", self.settings.max_stored_per_client if budget else 0]
         # With Sentinel, run() returns only once a replica has the job (connection.replicated).
-        status, detail = self.scripts.run("create", keys, [*args, *fields, *last])
+        status, detail, *sent = self.scripts.run("create", keys, [*args, *fields, *last])
         if status == "limited":
             raise RateLimited(rates, int(detail))
         if status == "full":
@@ -127,7 +130,8 @@ class JobStore:
             # It expired between the script and the read: this submission now creates anew.
             return self.submit(mode, puzzle, options, client=client, fresh=fresh)
         # Its place in the queue, as every read of a queued job has it (one round trip).
-        return place(self.redis, self.settings, Job.from_hash(record), message)
+        record.update(lane=str(detail), message=sent[0])
+        return place(self.redis, self.settings, Job.from_hash(record), sent[0])
 
     @guarded
     def storage_left(self, client: str) -> int | None:

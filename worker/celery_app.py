@@ -12,6 +12,7 @@ from kombu import Exchange, Queue
 
 from alphametic.native import describe
 from jobstore import QUEUES, Keys, Mode, Settings, explanations
+from jobstore.model import LANES
 from jobstore.settings import ConfigError
 
 from . import broker  # noqa: F401 (sentinel:// means its transport: see worker/broker.py)
@@ -118,6 +119,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
             # (one ZRANGE), so a short timeout really redelivers as configured.
             "unacked_restore_interval": min(10.0, max(1.0, settings.visibility_timeout / 2)),
             "unacked_restore_throttle": 1,
+            # All ten priority lanes (jobstore/model.py: three bands where clients take turns).
+            "priority_steps": list(LANES),
             "socket_timeout": settings.redis_timeout,
             "socket_connect_timeout": min(settings.redis_timeout, 2.0),
             # Every broker key under the deployment's prefix: two deployments can share one

@@ -19,8 +19,9 @@ import alphametic
 from jobstore import DIGITS, Job, Mode, Settings, State
 from jobstore.attempt import CANCEL, REFUSED, STOP, YIELD, Attempt
 from jobstore.connection import UNREACHABLE
+from jobstore.lanes import misjudged as was_misjudged
 from jobstore.lanes import yielding_lanes
-from jobstore.model import FIRST, TURNS
+from jobstore.model import FIRST, TURNS, band_of
 
 from .cursor import Cursor, Position
 from .stopping import stop_requested
@@ -50,7 +51,8 @@ class Run:
         attempt.lanes = attempt.names.waitings(job.mode)
         resume = Position.parse(record.get("cp", ""))
         share = job.share if job.parent else 1.0
-        small = job.lane == FIRST and not job.parent  # estimated small when it was submitted
+        # Estimated small when it was submitted (its band is FIRST's).
+        small = band_of(job.lane)[0] == FIRST and not job.parent
         self.cursor = Cursor(self.puzzle, job.prefix, share, resume, small)
         self.grid = [[0] * self.puzzle.base for _ in self.letters]
         self.sent_grid: dict[str, str] = {}
@@ -313,10 +315,15 @@ class Run:
             return STOPPED  # Redis away: the lease runs out and the sweep re-queues the job
         if self.outcome in (STALE, CANCELED):
             return self.finish()
+        # A stopping worker's job runs next; a yielding one takes its client's turn in TURNS.
         lane = self.job.lane if stopping else TURNS
         reason = STOPPED if stopping else YIELDED
+        misjudged = was_misjudged(self.job.lane, stopping)
         try:
-            if not self.attempt.put_back(self.job.mode, lane, front=stopping, reason=reason):
+            if not self.attempt.put_back(
+                self.job.mode, lane, front=stopping, reason=reason, client=self.job.client,
+                misjudged=misjudged,
+            ):  # fmt: skip
                 return STALE
         except UNREACHABLE:
             return STOPPED  # the lease runs out and the sweep re-queues it

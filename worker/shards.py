@@ -20,6 +20,7 @@ import redis
 import alphametic
 from jobstore import Job, Keys, Mode, Settings
 from jobstore.attempt import Attempt
+from jobstore.lanes import turn_keys
 from jobstore.lua import scripts_for
 from jobstore.messages import task_message
 from jobstore.model import TURNS
@@ -102,17 +103,17 @@ def dispatch(client: redis.Redis, settings: Settings, parent: str, mode: Mode, c
     keys = Keys(settings.key_prefix)
     sent = 0
     while sent < count:
-        order, released = client.hmget(keys.job(parent), "order", "released")
+        order, released, owner = client.hmget(keys.job(parent), "order", "released", "client")
         ids = (order or "").split(",")
         index = int(released or 0)
         if not order or index >= len(ids):
             return sent
         message = task_message(mode, ids[index], settings.ttl, TURNS)
-        shard = [keys.job(parent), keys.queued, keys.job(ids[index]), keys.lane(mode, TURNS)]
-        shard.append(keys.waiting(mode, TURNS))
-        status = scripts_for(client).run(
-            "dispatch", shard, [ids[index], message, repr(time.time()), settings.ttl]
-        )
+        # Its parent's client takes the turn (jobstore/lanes.py).
+        shard = [keys.job(parent), keys.queued, keys.job(ids[index])]
+        shard += turn_keys(keys, mode, TURNS, owner or "")
+        args = [ids[index], message, repr(time.time()), settings.ttl, TURNS]
+        status = scripts_for(client).run("dispatch", shard, args)
         if status == 0:
             return sent
         sent += status == 1

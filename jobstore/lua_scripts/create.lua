@@ -9,14 +9,16 @@
 -- Whoever submits a job holds it (a 'c:<client>' field '1', counted in 'clients'; '0' once it
 -- let go): an identical submission returning the existing job makes its client a holder too
 -- (withdraw.lua, delete.lua).
--- KEYS: job hash, dedup string, queued zset, lane list, the client's set of unfinished jobs
---       (checked only when the cap is above 0), jobs zset, stats hash, the lane's waiting zset,
---       n rate window counters, the client's budget counter.
+-- The message joins the lane of the job's band where its client takes its turn (turn.lua).
+-- KEYS: job hash, dedup string, queued zset, the client's set of jobs waiting in the band, the
+--       client's set of unfinished jobs (checked only when the cap is above 0), jobs zset, stats
+--       hash, the client's misjudged flag, n rate window counters, the client's budget counter,
+--       then the band's lane lists and as many waiting zsets.
 -- ARGV: ttl, client cap (0: none), job_id, created, message, the client's holder field, n,
---       amount, seconds per rate window..., field/value pairs..., fresh ('1': no dedup),
---       budget (solutions a client may store; 0: none).
+--       amount, seconds per rate window..., field/value pairs... (`lane`: the band's first),
+--       fresh ('1': no dedup), budget (solutions a client may store; 0: none).
 -- Returns {'limited', seconds} | {'existing', old_id} | {'full', ''} (the client is at its cap)
--- | {'created', ''}.
+-- | {'created', lane, message as sent}.
 local n = tonumber(ARGV[7])
 local wait = over_rate(9, n, 8)
 if wait > 0 then return {'limited', tostring(wait)} end
@@ -28,7 +30,7 @@ if old then
   local live = (s[1] == 'queued' or s[1] == 'running') and (s[3] or '') == ''
   -- A list the budget cut has a hole a new run can fill once the budget has room.
   local refill = s[5] == '1' and s[6] == 'budget' and budget > 0 and
-    tonumber(redis.call('GET', KEYS[#KEYS]) or '0') < budget
+    tonumber(redis.call('GET', KEYS[9 + n]) or '0') < budget
   if not refill and (live or (s[1] == 'succeeded' and (s[4] or '') == '')) then
     if redis.call('HGET', old, ARGV[6]) ~= '1' then
       redis.call('HSET', old, ARGV[6], '1')
@@ -60,10 +62,11 @@ redis.call('SET', KEYS[2], KEYS[1], 'EX', ttl)
 -- Watched by the sweep: a job still queued while its queue is empty lost its message.
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
 redis.call('EXPIRE', KEYS[3], ttl)
-redis.call('LPUSH', KEYS[4], ARGV[5])
+local first = tonumber(redis.call('HGET', KEYS[1], 'lane'))
+local lane, message = take_turn(KEYS[4], KEYS[8], 10 + n, KEYS[1], first, ARGV[5], ARGV[4], ttl,
+  false)
+redis.call('HSET', KEYS[1], 'lane', lane, 'message', message)
 redis.call('ZADD', KEYS[6], ARGV[4], ARGV[3])
 redis.call('EXPIRE', KEYS[6], ttl)
 redis.call('HINCRBY', KEYS[7], 'submitted:' .. redis.call('HGET', KEYS[1], 'mode'), 1)
-redis.call('ZADD', KEYS[8], ARGV[4], KEYS[1])
-redis.call('EXPIRE', KEYS[8], ttl)
-return {'created', ''}
+return {'created', tostring(lane), message}

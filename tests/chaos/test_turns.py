@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from jobstore import JobStore, Settings, State
-from jobstore.model import FIRST
+from jobstore.model import FIRST, band_of
 from tests.support.chaos import wait_until
 
 pytestmark = pytest.mark.slow
@@ -137,14 +137,15 @@ def test_solves_misjudged_small_do_not_hold_up_a_small_one(
     worker_factory(settings, "solve")
     store = store_factory(settings)
     long = [store.submit("solve", text, {"base": 22}, client="a") for text in MISJUDGED]
-    assert {job.lane for job in long} == {FIRST}, "the estimate no longer misjudges them"
+    assert {band_of(job.lane)[0] for job in long} == {FIRST}, "the estimate no longer misjudges"
     wait_until(lambda: running(store, long[0].id), 30, "the first long solve running")
     submitted = time.monotonic()
     small = wait_job(store, store.submit("solve", "TOO + TOO = FOUR", client="b").id, timeout=30)
     took = time.monotonic() - submitted
     # Before: each long solve ahead kept the worker for its 2 s slice (8 s here).
     assert small.state is State.SUCCEEDED and took < 4.0, took
+    # None ended or spent an attempt (those behind the small one's turn have not started yet).
     moved = [store.get(job.id) for job in long]
-    assert all(job is not None and not job.done and job.attempt == 1 for job in moved), moved
+    assert all(job is not None and not job.done and job.attempt <= 1 for job in moved), moved
     for job in long:
         store.cancel(job.id)

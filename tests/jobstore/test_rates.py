@@ -32,12 +32,12 @@ def test_the_request_over_the_rate_is_refused_and_queues_nothing(
         store.submit("solve", "ODD + ODD = EVEN", client="10.0.0.1", rates=TWO_A_MINUTE)
     assert 1 <= refused.value.retry_after <= 60
     assert "2 per 1 minute" in str(refused.value)
-    assert client.llen(store.keys.lane(Mode.SOLVE, 0)) == 2
+    assert sum(client.llen(lane) for lane in store.keys.lanes(Mode.SOLVE)) == 2
     assert len(client.keys(store.keys.job("*"))) == jobs_before
     # Another client has its own budget; a store call without a client has none.
     store.submit("solve", "ODD + ODD = EVEN", client="10.0.0.2", rates=TWO_A_MINUTE)
     store.submit("solve", "AB + BA = CC", rates=TWO_A_MINUTE)
-    assert client.llen(store.keys.lane(Mode.SOLVE, 0)) == 4
+    assert sum(client.llen(lane) for lane in store.keys.lanes(Mode.SOLVE)) == 4
 
 
 def test_refused_puzzles_and_identical_jobs_count_too(rated: tuple[JobStore, redis.Redis]) -> None:

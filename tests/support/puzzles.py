@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import string
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -46,3 +48,14 @@ def all_compact(store: JobStore, job_id: str, page: int = 50_000) -> list[str]:
         items += texts
         if not texts or len(items) >= total:
             return items
+
+
+def misjudged_products(count: int, seed: int = 21) -> list[str]:
+    """Random 10-letter products `ABCDE * FGHIJ = KLMNOPQRST` (20 distinct letters; base 36):
+    the estimate puts each among the small jobs, and each searches for many seconds."""
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(count):
+        letters = "".join(rng.sample(string.ascii_uppercase, 20))
+        texts.append(f"{letters[:5]} * {letters[5:10]} = {letters[10:]}")
+    return texts
