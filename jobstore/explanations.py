@@ -30,7 +30,7 @@ from .connection import guarded
 from .keys import Keys
 from .lua import Arg, scripts_for
 from .messages import task_message
-from .model import BIG, FIRST, Mode
+from .model import BIG, FIRST, Mode, band_of
 from .rates import Rate, rate_args, rate_keys
 from .settings import Settings
 
@@ -134,7 +134,7 @@ class Explaining:
         self.task_id = task_id
         self.keys = Keys(settings.key_prefix)
         self.asker = ""  # the client that asked for it (known once claimed)
-        self._waiting_first = self.keys.waiting(QUEUE_MODE, FIRST)
+        self._waiting_first = [self.keys.waiting(QUEUE_MODE, lane) for lane in band_of(FIRST)]
 
     def claim(self, holder: str) -> Claimed:
         """Take the explanation, if this task message is its current one and nobody has it."""
@@ -149,10 +149,11 @@ class Explaining:
         return Claimed("run", str(reply[1]), json.loads(reply[2]), self.asker)
 
     def small_job_waits(self) -> bool:
-        """Whether a new small job waits in the queue's first lane (this run gives way to it)."""
-        for key in self.client.zrange(self._waiting_first, 0, 7):
-            if self.client.hget(key, "state") == "queued":
-                return True
+        """Whether a new small job waits in the queue's first band (this run gives way to it)."""
+        for waiting in self._waiting_first:
+            for key in self.client.zrange(waiting, 0, 7):
+                if self.client.hget(key, "state") == "queued":
+                    return True
         return False
 
     def done(self, body: dict[str, Any]) -> bool:
