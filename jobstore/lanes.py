@@ -46,7 +46,7 @@ def lane_for(puzzle: alphametic.Puzzle) -> int:
             break
     if assignments <= SMALL_NODES:
         return FIRST  # even every assignment of distinct digits is a small search
-    return FIRST if alphametic.estimate(puzzle, probes=4) <= SMALL_NODES else BIG
+    return FIRST if alphametic.estimate(puzzle, probes=4, limit=SMALL_NODES) <= SMALL_NODES else BIG
 
 
 def turn_keys(keys: Keys, mode: Mode, lane: int, client: str, *, own: bool = False) -> list[str]:

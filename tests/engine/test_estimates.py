@@ -45,3 +45,15 @@ def test_the_estimate_is_deterministic_and_seconds_follow_it() -> None:
     assert estimate(bigger) == seconds(bigger) * NODES_PER_SECOND
     # A listing hands out every solution as well: never cheaper than the count.
     assert seconds(bigger, enumerate=True) >= seconds(bigger)
+
+
+@pytest.mark.parametrize(("text", "base"), [*QUICK, ("ABCDE * FGHIJ = KLMNOPQRST", 36)])
+@pytest.mark.parametrize("limit", [3e4, 3e5, 3e6])
+def test_a_limit_only_cuts_short_what_is_over_it(text: str, base: int, limit: float) -> None:
+    """estimate(limit=) tells over from under exactly as the full estimate does, and says
+    the full figure whenever that is under the limit (the lanes ask it "is this small?")."""
+    puzzle = parse(text, base=base)
+    full, cut = estimate(puzzle, probes=4), estimate(puzzle, probes=4, limit=limit)
+    assert (cut > limit) == (full > limit), (full, cut)
+    if full <= limit:
+        assert cut == full
