@@ -21,7 +21,7 @@ from tests.support.puzzles import all_compact, engine_list
 from worker.cursor import Cursor, Position, children
 
 # Both engines, solutions spread over the whole tree.
-ORDERED = [
+ORDERED: list[tuple[str, dict[str, Any]]] = [
     ("A + B + C + D = E + F + G + H", {}),  # coefficient form
     ("A + B + CD - CD = E + F", {}),  # zero-coefficient letters (lazy permutation runs)
     ("A * B * C = D + E + F", {}),  # the step search
@@ -29,7 +29,10 @@ ORDERED = [
 ]
 # Counts of a second or so each (under load: a few), in the first lane (estimated small), so
 # they run as one piece at first and yield to each other.
-TURNS = [("AB * CD = EF * GH", {"base": 12}), ("A * B * C = D + E + F", {"base": 15})]
+TURNS: list[tuple[str, dict[str, Any]]] = [
+    ("AB * CD = EF * GH", {"base": 12}),
+    ("A * B * C = D + E + F", {"base": 15}),
+]
 
 
 def solutions_of(puzzle: alphametic.Puzzle, prefix: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -97,7 +100,7 @@ def test_runs_stopped_anywhere_resume_to_the_engines_list(
 def test_a_long_piece_is_cut_finer_on_the_spot_when_that_loses_nothing() -> None:
     """A count misjudged as one small piece is cut into smaller ones once it runs long, and
     one that must yield gives its piece up at once, leaving a checkpoint at a finer piece."""
-    puzzle = alphametic.parse(*TURNS[0][:1], **TURNS[0][1])
+    puzzle = alphametic.parse(TURNS[0][0], **TURNS[0][1])
     cursor = Cursor(puzzle, (), 1.0, None, small=True)  # one piece: no estimate
     assert cursor.position().prefix == ()
     started = time.monotonic()
