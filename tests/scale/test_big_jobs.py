@@ -8,8 +8,6 @@ in the test itself, so that the machine's load weighs on both.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import time
 from collections.abc import Callable
 from typing import Any
@@ -18,19 +16,11 @@ import pytest
 
 from jobstore import Settings, State
 from tests.scale.test_pieces import assert_counters_only_rise, watch
-from tests.support.cli import SCRIPT
+from tests.support.cli import timed_count
 
 pytestmark = pytest.mark.slow
 
 BIG = ("NORTH * WEST = EAST * SOUTH", {"base": 15})
-
-
-def cli_count(text: str, base: int) -> tuple[int, float]:
-    """(count, seconds) of the command line's count of a puzzle, timed from outside."""
-    started = time.monotonic()
-    args = [str(SCRIPT), "solve", "--count", "--json", "--base", str(base), text]
-    out = subprocess.run(args, capture_output=True, text=True, timeout=1800, check=True)
-    return int(json.loads(out.stdout)["count"]), time.monotonic() - started
 
 
 def test_the_big_count_finishes_within_twice_the_command_lines_time(
@@ -42,7 +32,7 @@ def test_the_big_count_finishes_within_twice_the_command_lines_time(
     for _ in range(2):
         worker_factory(settings, "enumerate")
     store = store_factory(settings)
-    count, cli_seconds = cli_count(BIG[0], BIG[1]["base"])
+    count, cli_seconds = timed_count(BIG[0], BIG[1]["base"])
     started = time.monotonic()
     job = store.submit("count", *BIG)
     rows = watch(store, [job.id], timeout=max(120.0, 4 * cli_seconds))[0]
