@@ -18,7 +18,7 @@ from jobstore import Settings, State
 from tests.scale.test_pieces import assert_counters_only_rise, watch
 from tests.support.cli import timed_count
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 BIG = ("NORTH * WEST = EAST * SOUTH", {"base": 15})
 
