@@ -131,6 +131,7 @@ class Cursor:
         self.counting = False  # count(): a piece's partial count is not kept, it is redone
         self.give_up = False  # the run yields: drop the current piece at its stop, cut finer
         self.cutting = False  # the current piece ran long: drop it and go on with its children
+        self.whole: tuple[tuple[int, ...], float] | None = None  # a piece found uncuttable
 
     def resume(self, path: tuple[int, ...]) -> None:
         """Set the pieces to come from a checkpoint's prefix: it, then everything to its right
@@ -198,9 +199,17 @@ class Cursor:
     def yield_now(self) -> bool:
         """The run must yield: True when the current piece can be given up (cut finer, its
         search so far lost, at most LONG_SECONDS), False when it must run to its end first."""
-        if self.current is None or not self.droppable() or len(self.split(self.current)) < 2:
+        self.give_up = self.cuttable()
+        return self.give_up
+
+    def cuttable(self) -> bool:
+        """Whether the current piece can be dropped and cut finer (asked at every check once
+        it matters: a piece found uncuttable is remembered as such)."""
+        if self.current is None or self.current is self.whole or not self.droppable():
             return False
-        self.give_up = True
+        if len(self.split(self.current)) < 2:
+            self.whole = self.current  # fixes every letter it can, or has one child only
+            return False
         return True
 
     def split(self, piece: tuple[tuple[int, ...], float]) -> Pieces:
@@ -245,12 +254,7 @@ class Cursor:
         def watched(search: alphametic.Search) -> bool:
             if check(search):
                 return True
-            if (
-                time.monotonic() - self.started >= LONG_SECONDS
-                and self.current is not None
-                and self.droppable()
-                and len(self.split(self.current)) > 1
-            ):
+            if time.monotonic() - self.started >= LONG_SECONDS and self.cuttable():
                 self.cutting = True
                 return True
             return False
