@@ -266,7 +266,7 @@ class Cursor:
         pause: Callable[[], bool] | None,
     ) -> alphametic.Search | None:  # fmt: skip
         """Start the next piece's search, or None at the end or when the run pauses here."""
-        if pause is not None and pause():
+        if self.todo and pause is not None and pause():  # (at the end: no need to yield)
             return None
         piece = self.next_piece()
         if piece is None:
