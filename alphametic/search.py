@@ -271,11 +271,14 @@ def count(puzzle: Puzzle) -> int:
     return Search(puzzle).count()
 
 
-def shards(puzzle: Puzzle, depth: int) -> list[tuple[tuple[int, ...], float]]:
-    """Return the surviving prefixes of the first `depth` search letters with their tree shares."""
+def shards(
+    puzzle: Puzzle, depth: int, prefix: Sequence[int] = ()
+) -> list[tuple[tuple[int, ...], float]]:
+    """Return the surviving prefixes of the first `depth` search letters with their tree shares
+    (under `prefix` only, when given: the shares are then of its subtree)."""
     if not puzzle.is_linear:
-        return walker.split(model_for(puzzle), depth)
-    plan = plan_for(puzzle)
+        return walker.split(model_for(puzzle), depth, prefix)
+    plan = plan_for(puzzle, prefix)
     depth = max(0, min(depth, plan.n))
     if plan.empty or (plan.last < 0 and plan.s0 != 0):
         return []

@@ -106,8 +106,11 @@ class Walk(State):
         return done
 
 
-def split(model: Model, depth: int) -> list[tuple[tuple[int, ...], float]]:
-    """Return the digit prefixes of the first `depth` tried letters (distinct, in range)."""
+def split(
+    model: Model, depth: int, under: Sequence[int] = ()
+) -> list[tuple[tuple[int, ...], float]]:
+    """Return the digit prefixes of the first `depth` tried letters (distinct, in range), under
+    the prefix `under` only when given."""
     letters = [step.slot for step in model.steps if step.kind == ENUM][: max(0, depth)]
     used0 = sum(1 << d for d in model.fixed.values())
     out: list[tuple[tuple[int, ...], float]] = []
@@ -117,6 +120,8 @@ def split(model: Model, depth: int) -> list[tuple[tuple[int, ...], float]]:
             out.append((prefix, weight))
             return
         digits = [d for d in range(model.lo[letters[i]], model.base) if not used >> d & 1]
+        if i < len(under):
+            digits = [d for d in digits if d == under[i]]
         for d in digits:
             walk(i + 1, used | 1 << d, (*prefix, d), weight / len(digits))
 

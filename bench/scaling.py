@@ -1,6 +1,6 @@
-"""System benchmarks 4-6: scale-out of one sharded job, output rate, memory.
+"""System benchmarks 4-6: scale-out of one sharded job, output rate, memory; big counts.
 
-Usage: python bench/scaling.py [scaleout|output|memory ...]   (default: all three)
+Usage: python bench/scaling.py [scaleout|output|memory|bigjobs ...]   (default: all four)
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from harness import Client, rss_kb, system  # noqa: E402
 
 import alphametic  # noqa: E402
 from jobstore import JobStore  # noqa: E402
+from tests.support.cli import timed_count  # noqa: E402
 from tests.support.processes import wait_job  # noqa: E402
 
 # 2,580,480 solutions, all stored (cap raised): 10-20 s on one worker process here.
@@ -172,7 +173,35 @@ def bench_memory() -> dict[str, Any]:
     return runs
 
 
-BENCHES = {"scaleout": bench_scaleout, "output": bench_output, "memory": bench_memory}
+# The issue's big sharded counts (200 and 342 solutions): jobs that used to never finish.
+BIG_COUNT = "NORTH * WEST = EAST * SOUTH"
+
+
+def bench_bigjobs() -> dict[int, dict[str, float]]:
+    """7. The big counts as jobs on 2 enumerate worker processes against the command line."""
+    print(f"7. big counts: {BIG_COUNT}, as a job (2 enumerate processes) and on the command line")
+    results = {}
+    for base in (15, 16):
+        count, cli = timed_count(BIG_COUNT, base)
+        with system(f"bench-big-{base}", (("enumerate", 2),)) as s:
+            started = time.time()
+            job_id = s.store.submit("count", BIG_COUNT, {"base": base}).id
+            job = wait_job(s.store, job_id, timeout=3600, interval=0.2)
+            took = time.time() - started
+        load = Path("/proc/loadavg").read_text().split()[0]
+        print(f"   base {base}: command line {cli:6.1f} s ({count} solutions), job {took:6.1f} s "
+              f"({job.state.value}, {job.solutions_found} solutions) = {took / cli:.2f}x, "
+              f"load {load}")  # fmt: skip
+        results[base] = {"cli": cli, "job": took, "found": job.solutions_found}
+    return results
+
+
+BENCHES = {
+    "scaleout": bench_scaleout,
+    "output": bench_output,
+    "memory": bench_memory,
+    "bigjobs": bench_bigjobs,
+}
 
 if __name__ == "__main__":
     for name in sys.argv[1:] or list(BENCHES):

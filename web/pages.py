@@ -201,11 +201,14 @@ def create_job() -> Any:
 @bp.get("/jobs/<job_id>")
 def job_page(job_id: str) -> Any:
     """Show a job's state, progress, counters, answer, solutions and (for enumerations) grid."""
+    asked = min(MAX_PAGE, max(1, request.args.get("page", 1, type=int) or 1))
+    # The stored list before the counters: both only grow, so what is shown stored is never
+    # more than what is shown found.
+    key = canonical_id(job_id)
+    page = store().solutions(key, (asked - 1) * PAGE_SIZE, PAGE_SIZE) if key else None
     job = job_or_none(job_id)
     if job is None:
         abort(404, description="No job with this id (it may have expired).")
-    asked = min(MAX_PAGE, max(1, request.args.get("page", 1, type=int) or 1))
-    page = store().solutions(job.id, offset=(asked - 1) * PAGE_SIZE, limit=PAGE_SIZE)
     total = page.total if page else 0
     page_no, last, offset = pager(total, asked, PAGE_SIZE)
     if page is not None and offset != page.offset:  # asked past the end: show the last page

@@ -5,6 +5,13 @@ without ending it: when its worker stops (the job goes to the front of its queue
 other jobs wait for the worker (it goes to the back, to take turns). Either way the last write
 carries a checkpoint (worker/cursor.py) and the next run resumes there, keeping the progress,
 counters and solutions stored so far; only a lost worker spends one of the job's attempts.
+A run yields only between pieces, or by giving up a piece that loses nothing handed out (the
+cursor cuts it finer), so every piece completes however short the time slice.
+
+Every write carries counters a resumed run starts from exactly (the claim sets them back to
+the checkpoint's, written with them): progress never below what was shown (a piece searched
+again passes no new ground), a count's solutions only of finished pieces (a piece's partial
+count is redone), and `found` with every batch of solutions, so stored <= found at any read.
 """
 
 from __future__ import annotations
@@ -49,7 +56,7 @@ class Run:
         self.letters = "".join(self.puzzle.letters)
         attempt.width = len(self.letters)
         attempt.lanes = attempt.names.waitings(job.mode)
-        resume = Position.parse(record.get("cp", ""))
+        resume = Position.parse(record.get("cp", ""), self.puzzle, job.prefix)
         share = job.share if job.parent else 1.0
         # Estimated small when it was submitted (its band is FIRST's).
         small = band_of(job.lane)[0] == FIRST and not job.parent
@@ -59,7 +66,7 @@ class Run:
         if resume is not None:
             self.load_grid()
         self.pending: list[tuple[int, ...]] = []
-        self.inflight: list[tuple[int, str]] = []
+        self.inflight: list[tuple[int, str, int]] = []  # (seq, batch, found up to it)
         self.seq = 0
         self.found = job.solutions_found if resume is not None else 0
         self.kept = int(record.get("stored_count") or 0)  # handed to Redis for storing
@@ -68,12 +75,15 @@ class Run:
         self.first: str = ""
         self.outcome: str | None = None
         self.rate: float | None = None  # progress per second, smoothed
-        self.seen = (time.monotonic(), self.cursor.progress)
+        # Progress shown so far: a resumed run searches its piece again from its start.
+        self.shown = job.progress if resume is not None else 0.0
+        self.seen = (time.monotonic(), self.progress)
         self.started = self.last_poll = self.last_write = self.last_flush = time.monotonic()
         # The time limit counts search time, over all runs of the job (a shard: limit_by).
         left = settings.soft_limit(job.mode) - self.searched_before
         self.deadline = self.started + left
         self.yield_to = 0  # lanes whose waiting jobs this run gives its worker to
+        self.yield_due = False  # a write said to yield: at the next piece boundary
 
     def limit_by(self, job_ran: float) -> None:
         """A shard's limit: what its whole job has left of its search budget (Settings.
@@ -94,6 +104,18 @@ class Run:
                 self.sent_grid[cell] = str(count)
 
     @property
+    def progress(self) -> float:
+        """Share of the search passed, never below what this job has shown."""
+        self.shown = max(self.shown, self.cursor.progress)
+        return self.shown
+
+    def pause(self) -> bool:
+        """Between pieces: True when the run yields its worker here."""
+        if self.yield_due and self.outcome is None:
+            self.outcome = YIELDED
+        return self.outcome is not None
+
+    @property
     def searched(self) -> float:
         """Seconds of search of this job over all its runs."""
         return self.searched_before + time.monotonic() - self.started
@@ -103,7 +125,7 @@ class Run:
         interval = min(0.01, self.settings.flush_interval)
         try:
             if self.job.mode is Mode.COUNT:
-                for counted in self.cursor.count(self.hook, interval):
+                for counted in self.cursor.count(self.hook, interval, self.pause):
                     self.found += counted
             else:
                 self.collect(interval)
@@ -117,10 +139,10 @@ class Run:
         pending, size = self.pending, self.settings.flush_size
         append = pending.append
         first_only = self.job.mode is Mode.SOLVE
-        for solution in self.cursor.solutions(self.hook, interval):
+        for solution in self.cursor.solutions(self.hook, interval, self.pause):
             append(solution)
             if first_only:
-                self.cursor.piece = len(self.cursor.pieces)  # the search is over
+                self.cursor.finish()  # the search is over
                 return
             if len(pending) >= size:
                 self.write()  # empties self.pending (the same list) in place
@@ -160,6 +182,8 @@ class Run:
             self.write()
         elif now - self.last_poll >= self.settings.cancel_poll_interval:
             self.poll()
+        if self.yield_due and self.outcome is None and self.cursor.yield_now():
+            self.outcome = YIELDED  # the piece is given up and cut finer: nothing handed out
         return self.outcome is not None
 
     def poll(self) -> None:
@@ -179,11 +203,13 @@ class Run:
 
     def fields(self, final: str) -> dict[str, str]:
         """Progress fields of the record as they stand now, with the checkpoint."""
-        progress = 1.0 if final == State.SUCCEEDED else self.cursor.progress
+        progress = 1.0 if final == State.SUCCEEDED else self.progress
+        # A piece's partial count only at the end: a resumed run counts that piece again.
+        found = self.found + (self.cursor.partial if final else 0)
         fields = {
             "progress": repr(progress),
             "nodes": str(self.nodes_before + self.cursor.nodes),
-            "found": str(self.found + self.cursor.partial),
+            "found": str(found),
             "ran": repr(round(self.searched, 3)),
         }
         if not final:
@@ -191,8 +217,8 @@ class Run:
             fields["eta"] = "" if eta is None else repr(round(eta, 3))
             fields["limit_at"] = "" if limit_at is None else repr(limit_at)
             fields["cp"] = self.cursor.position().text()
-            fields.update({f"cp_{k}": fields[k] for k in ("progress", "nodes", "ran")})
-            fields["cp_found"] = str(self.found)  # a piece being counted is counted again
+            # What the next claim sets back: exactly what this write shows.
+            fields.update({f"cp_{k}": fields[k] for k in ("progress", "nodes", "ran", "found")})
         if final == State.SUCCEEDED and self.job.mode is Mode.SOLVE:
             fields["solution"] = self.first
         if final == State.FAILED:
@@ -239,22 +265,28 @@ class Run:
         before it or not at all.
         """
         now = time.monotonic()
-        progress_due = bool(final) or now - self.last_write >= self.settings.progress_interval
+        # Every batch goes with a checkpoint and the counters up to it: a lost run loses
+        # nothing stored, and found, progress and the stored count change together.
+        progress_due = (
+            bool(final or self.pending) or now - self.last_write >= self.settings.progress_interval
+        )
         if progress_due:
             self.last_write = now
             self.yield_to = yielding_lanes(self.job.lane, now - self.started, self.slice)
         self.last_poll = now
         if self.pending:
             self.seq += 1
-            self.inflight.append((self.seq, self.take_batch()))
+            batch = self.take_batch()
+            self.inflight.append((self.seq, batch, self.found))
             self.last_flush = now
         # A copy: the loop pops each confirmed batch off self.inflight (iterating the list
         # itself skipped every other batch after an outage, and with them the final state).
-        batches = list(self.inflight) or [(self.seq, "")]
+        batches = list(self.inflight) or [(self.seq, "", self.found)]
         try:
-            for index, (seq, items) in enumerate(batches):
+            for index, (seq, items, found) in enumerate(batches):
                 last = index == len(batches) - 1
-                fields = self.fields(final) if progress_due and last else {}
+                # Each batch goes with the count of solutions up to it: stored <= found.
+                fields = self.fields(final) if progress_due and last else {"found": str(found)}
                 grid = self.grid_changes() if progress_due and last else {}
                 status = self.attempt.write(
                     fields, grid, items, seq, final if last else "", self.yield_to if last else 0
@@ -285,8 +317,8 @@ class Run:
             self.outcome = CANCELED  # a cancel wins over handing the job back
         elif self.outcome is None and status == STOP:
             self.outcome = STOPPED
-        elif self.outcome is None and status == YIELD:
-            self.outcome = YIELDED
+        elif status == YIELD:
+            self.yield_due = True  # at the next piece boundary (or a piece given up: hook)
 
     def finish(self) -> str:
         """End the job, or hand it back with a checkpoint; a stale run writes nothing."""

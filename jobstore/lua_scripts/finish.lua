@@ -35,7 +35,8 @@ local state = 'succeeded'
 local flagged = p[3] and p[3] ~= ''
 if canceled and not failed and not flagged then failed = 'a shard was stopped' end
 if failed and not flagged then state = 'failed' elseif canceled or failed then state = 'canceled' end
-if state == 'succeeded' then progress = 1 else progress = math.min(progress, 0.999999) end
+-- Short of 1 as a running job's (jobstore/shards.py merged): progress never goes down.
+if state == 'succeeded' then progress = 1 else progress = math.min(progress, 1 - 2 ^ -40) end
 -- Stored fewer than found: the job's cap, or (when a shard says so) its client's budget. A
 -- count stores none by design: never truncated.
 local truncated, why = '0', ''

@@ -6,6 +6,7 @@ import json
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +25,15 @@ def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[s
     )
     assert "Traceback" not in out.stderr
     return out
+
+
+def timed_count(text: str, base: int) -> tuple[int, float]:
+    """(count, seconds) of the console script's count of a puzzle, timed from outside (one
+    core; no timeout short of an hour: big counts take minutes on a loaded machine)."""
+    started = time.monotonic()
+    args = [str(SCRIPT), "solve", "--count", "--json", "--base", str(base), text]
+    out = subprocess.run(args, capture_output=True, text=True, timeout=3600, check=True)
+    return int(json.loads(out.stdout)["count"]), time.monotonic() - started
 
 
 def json_lines(text: str) -> list[dict[str, Any]]:
