@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import pytest
 
 from alphametic.native import ENV, is_built
+from tests.support.engines import EXPECTED
 
 # What the session was started with, before the fixture switches engines.
-EXPECTED = os.environ.get(ENV, "").strip().lower()
 
 
 @pytest.fixture(scope="session", params=["python", "native"])

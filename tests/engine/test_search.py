@@ -10,11 +10,12 @@ from functools import partial
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from alphametic import LeadingZeros, Puzzle, Search, as_dict, count, estimate, parse, shards, solve
 from alphametic.plan import forget_plans
+from tests.support.strategies import puzzles
 
 # 10 letters, every coefficient non-zero, no solution: the full tree is searched.
 # Every test here runs on both engines (tests/engine/conftest.py).
@@ -130,31 +131,6 @@ def test_first_solution_and_as_dict() -> None:
     compact = next(Search(puzzle).solutions())
     assert as_dict(puzzle, compact) == dict(zip("DEMNORSY", (7, 5, 1, 6, 0, 8, 9, 2), strict=True))
     assert next(solve(puzzle)) == as_dict(puzzle, compact)
-
-
-@st.composite
-def puzzles(draw: st.DrawFn) -> Puzzle:
-    """Draw a small random puzzle with options (at most 7 letters, bases 2 to 10)."""
-    base = draw(st.sampled_from([2, 3, 4, 6, 8, 10]))
-    size = draw(st.integers(1, min(base, 7 if base < 10 else 6)))
-    letters = "".join(draw(st.permutations("ABCDEFGHIJ"))[:size])
-    word = st.text(letters, min_size=1, max_size=4)
-    left = draw(st.lists(st.tuples(st.sampled_from("++-"), word), min_size=1, max_size=4))
-    right = draw(st.lists(st.tuples(st.sampled_from("++-"), word), min_size=1, max_size=2))
-
-    def side(terms: list[tuple[str, str]]) -> str:
-        return " ".join(f"{sign} {w}" for sign, w in terms).lstrip("+ ")
-
-    text = f"{side(left)} = {side(right)}"
-    policy = draw(st.sampled_from(list(LeadingZeros)))
-    puzzle = parse(text, base=base, leading_zeros=policy)
-    fixed: dict[str, int] = {}
-    if draw(st.booleans()):
-        letter = draw(st.sampled_from(puzzle.letters))
-        digit = draw(st.integers(0, base - 1))
-        assume(not (digit == 0 and letter in puzzle.nonzero_letters()))
-        fixed[letter] = digit
-    return parse(text, base=base, leading_zeros=policy, fixed=fixed)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from jobstore import Settings, State
-from tests.scale.test_pieces import assert_counters_only_rise, watch
 from tests.support.cli import timed_count
+from tests.support.counters import assert_counters_only_rise, watch
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 

@@ -17,6 +17,7 @@ import pytest
 import alphametic
 from jobstore import JobStore, Settings, State
 from tests.support.chaos import wait_until
+from tests.support.counters import assert_counters_only_rise, watch
 from tests.support.puzzles import all_compact, engine_list
 from worker.cursor import Cursor, Position, children
 
@@ -138,33 +139,6 @@ def taking_turns(fresh_settings: Callable[..., Settings], worker_factory: Any) -
     settings = fresh_settings(time_slice=0.001, shard_threshold=0)
     worker_factory(settings, "enumerate")
     return settings
-
-
-def watch(store: JobStore, job_ids: list[str], timeout: float) -> list[list[tuple[Any, ...]]]:
-    """Poll the jobs until all have ended: (state, progress, found, stored) per poll; the
-    stored count is read first, so stored <= found must hold at every poll."""
-    seen: list[list[tuple[Any, ...]]] = [[] for _ in job_ids]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for rows, job_id in zip(seen, job_ids, strict=True):
-            stored = store.compact(job_id, 0, 0)[2]
-            job = store.get(job_id)
-            assert job is not None
-            rows.append((job.state, job.progress, job.solutions_found, stored))
-        if all(rows[-1][0] in (State.SUCCEEDED, State.FAILED, State.CANCELED) for rows in seen):
-            return seen
-        time.sleep(0.05)
-    raise AssertionError(f"not finished in {timeout} s: {[rows[-1] for rows in seen]}")
-
-
-def assert_counters_only_rise(rows: list[tuple[Any, ...]]) -> None:
-    """Progress, found and stored never go down, and stored <= found, at every poll."""
-    for before, after in zip(rows, rows[1:], strict=False):
-        assert after[1] >= before[1] and after[2] >= before[2] and after[3] >= before[3], (
-            before,
-            after,
-        )
-    assert all(stored <= found for _s, _p, found, stored in rows), rows
 
 
 def test_counts_longer_than_a_slice_finish_while_taking_turns(

@@ -37,8 +37,13 @@ def module_name(path: Path) -> str:
 
 
 def sources(*tops: str) -> dict[str, Path]:
-    """Module name -> file of every .py file under the given top-level folders."""
-    return {module_name(p): p for top in tops for p in sorted((ROOT / top).rglob("*.py"))}
+    """Module name -> file of every .py file under the given top-level folders, and the stub of
+    every compiled module (alphametic/_native.pyi: what it imports is what its stub says)."""
+    files = {module_name(p): p for top in tops for p in sorted((ROOT / top).rglob("*.py"))}
+    for top in tops:
+        for stub in sorted((ROOT / top).rglob("*.pyi")):
+            files.setdefault(module_name(stub), stub)
+    return files
 
 
 def imports(name: str, path: Path, known: set[str]) -> Iterator[str]:
