@@ -110,7 +110,10 @@ class Run:
         return self.shown
 
     def pause(self) -> bool:
-        """Between pieces: True when the run yields its worker here."""
+        """Between pieces: True when the run stops or yields its worker here (the hook runs
+        here too: a native search may finish a small piece before its first check)."""
+        if self.outcome is None:
+            self.hook(self.cursor.search)
         if self.yield_due and self.outcome is None:
             self.outcome = YIELDED
         return self.outcome is not None
