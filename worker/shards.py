@@ -18,6 +18,7 @@ from typing import Any
 import redis
 
 import alphametic
+from alphametic.search import NODES_PER_SECOND
 from jobstore import Job, Keys, Mode, Settings
 from jobstore.attempt import Attempt
 from jobstore.lanes import turn_keys
@@ -35,12 +36,14 @@ log = logging.getLogger(__name__)
 MAX_DEPTH = 4  # letters fixed per shard at most (the top of the tree is cheap to walk)
 
 
-def size(puzzle: alphametic.Puzzle, threshold: float) -> float:
-    """The estimated search tree (nodes) when it reaches the threshold, else 0 (0: never).
+def size(puzzle: alphametic.Puzzle, threshold: float, listing: bool = True) -> float:
+    """The estimated search (reference nodes) when it reaches the threshold, else 0 (0: never).
 
-    Cheap first, since every enumerate job asks: no estimate when even every assignment of
-    distinct digits would stay below it, and a 4-probe estimate far below it settles small ones
-    (a full 24-probe one costs a few milliseconds, more than many small searches).
+    A listing also pays for every solution it hands out (alphametic.seconds(enumerate=True)):
+    an enumeration of 720,720 solutions whose count takes 20 ms is still seconds of work, which
+    shards share. Cheap first, since every enumerate job asks: no estimate when even every
+    assignment of distinct digits would stay below it, and a 4-probe estimate far below it
+    settles small ones (a full one costs a few milliseconds, more than many small searches).
     """
     if threshold <= 0:
         return 0.0
@@ -48,15 +51,21 @@ def size(puzzle: alphametic.Puzzle, threshold: float) -> float:
     for k in range(len(puzzle.letters)):
         product *= puzzle.base - k
         assignments += product
-    if assignments < threshold or alphametic.estimate(puzzle, probes=4) < threshold / 4:
+    if assignments < threshold:
         return 0.0
-    nodes = alphametic.estimate(puzzle)
+    per_second = NODES_PER_SECOND
+    if alphametic.seconds(puzzle, enumerate=listing, probes=4) * per_second < threshold / 4:
+        return 0.0
+    nodes = alphametic.seconds(puzzle, enumerate=listing) * per_second
     return nodes if nodes >= threshold else 0.0
 
 
-def plan(settings: Settings, puzzle: alphametic.Puzzle) -> list[tuple[tuple[int, ...], float]]:
-    """The shards (prefix, share) of a big puzzle, or [] when it should run whole."""
-    nodes = size(puzzle, settings.shard_threshold)
+def plan(
+    settings: Settings, puzzle: alphametic.Puzzle, listing: bool = True
+) -> list[tuple[tuple[int, ...], float]]:
+    """The shards (prefix, share) of a big puzzle, or [] when it should run whole (a count
+    hands out no solutions: only its search counts)."""
+    nodes = size(puzzle, settings.shard_threshold, listing)
     if not nodes:
         return []
     # About shard_count shards, but none much below a quarter of the threshold's work: each
@@ -76,7 +85,7 @@ def plan(settings: Settings, puzzle: alphametic.Puzzle) -> list[tuple[tuple[int,
 def split(settings: Settings, attempt: Attempt, job: Job) -> bool:
     """Shard the claimed parent job and send its first shards; False = run it whole instead."""
     puzzle = alphametic.parse(job.puzzle, **job.options)
-    parts = plan(settings, puzzle)
+    parts = plan(settings, puzzle, listing=job.mode.stores)
     if not parts:
         return False
     client, keys = attempt.client, Keys(settings.key_prefix)

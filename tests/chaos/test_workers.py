@@ -140,7 +140,7 @@ def test_warm_shutdown_hands_the_running_job_back(
     worker = worker_factory(settings, "enumerate")
     store = store_factory(settings)
     # Seconds of search and storing (MEDIUM could end before the hand-back under load).
-    job = store.submit("enumerate", "A + B + C + D = E + F + G + H", {"base": 11})
+    job = store.submit("enumerate", "A + B + C + D = E + F + G + H", {"base": 12})
     wait_until(lambda: running_with_output(store, job.id), 30, "running with output")
     worker.proc.send_signal(signal.SIGTERM)
     assert worker.proc.wait(30) == 0
