@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import Client, machine, ms, percentile, system  # noqa: E402
 
 from jobstore import JobStore  # noqa: E402
-from tests.support.puzzles import misjudged_products  # noqa: E402
+from tests.support.puzzles import MISJUDGING, misjudged_products  # noqa: E402
 from tests.support.turns import sample, streams, submit_products  # noqa: E402
 
 HUGE = ("A + B + C + D + E = F + G + H + I", {"base": 16})
@@ -160,7 +160,7 @@ def wait_started(store: JobStore, job_id: str, timeout: float = 60) -> None:
 def misjudged() -> None:
     """Another client's small solves while clients' products misjudged small pile up."""
     for label, clients in (("one client x 20", "a"), ("four clients x 20", "abcd")):
-        with system("fair-misjudged", (("solve", 1),)) as s:
+        with system("fair-misjudged", (("solve", 1),), **MISJUDGING) as s:
             store = s.store
             ids = []
             for k, client in enumerate(clients):
@@ -170,7 +170,7 @@ def misjudged() -> None:
             store.close()  # its waiter subscription, before the system's Redis goes
             print(f"misjudged, {label}: first {took[0] * 1e3:.0f} ms, then {ms(took[1:])}, "
                   f"max {max(took) * 1e3:.0f} ms")  # fmt: skip
-    with system("fair-stream", (("solve", 1),)) as s:
+    with system("fair-stream", (("solve", 1),), **MISJUDGING) as s:
         store = s.store
         with streams(store, "wxyz") as errors:
             took = sample(store, seconds=45)

@@ -26,8 +26,6 @@ import alphametic
 from .keys import Keys
 from .model import BANDS, BIG, FIRST, LANES, Mode, band_of
 
-# A search of at most this many nodes (~0.1 s) counts as small.
-SMALL_NODES = 3e5
 # A run in FIRST still searching after this long was misjudged small (the estimate samples a
 # few paths; a product of long words can hide its size from them): it yields to the small
 # jobs waiting, and waits its turns with the big ones from then on.
@@ -36,17 +34,18 @@ SMALL_SECONDS = 0.25
 MISJUDGED_MEMORY = 60
 
 
-def lane_for(puzzle: alphametic.Puzzle) -> int:
-    """The band of a new job (its first lane): FIRST when its search is small, else BIG."""
+def lane_for(puzzle: alphametic.Puzzle, small: float) -> int:
+    """The band of a new job (its first lane): FIRST when its estimated search is at most
+    `small` reference nodes (Settings.small_search), else BIG."""
     assignments, product = 1, 1
     for k in range(len(puzzle.letters)):
         product *= puzzle.base - k
         assignments += product
-        if assignments > SMALL_NODES:
+        if assignments > small:
             break
-    if assignments <= SMALL_NODES:
+    if assignments <= small:
         return FIRST  # even every assignment of distinct digits is a small search
-    return FIRST if alphametic.estimate(puzzle, probes=4, limit=SMALL_NODES) <= SMALL_NODES else BIG
+    return FIRST if alphametic.estimate(puzzle, probes=4, limit=small) <= small else BIG
 
 
 def turn_keys(keys: Keys, mode: Mode, lane: int, client: str, *, own: bool = False) -> list[str]:

@@ -36,6 +36,7 @@ ENV_NAMES: dict[str, str] = {
     "broker_visibility_timeout": "ALPHAMETIC_VISIBILITY_TIMEOUT",
     "max_queued_per_client": "ALPHAMETIC_MAX_QUEUED_PER_CLIENT",
     "shard_threshold": "ALPHAMETIC_SHARD_THRESHOLD",
+    "small_search": "ALPHAMETIC_SMALL_SEARCH",
     "shard_count": "ALPHAMETIC_SHARD_COUNT",
     "shard_window": "ALPHAMETIC_SHARD_WINDOW",
     "time_slice": "ALPHAMETIC_TIME_SLICE",
@@ -73,6 +74,9 @@ class Settings:
     # An enumerate job whose estimated search tree (alphametic.estimate, nodes) reaches this is
     # split into about shard_count shard tasks (jobstore/shards.py); 0 never shards.
     shard_threshold: float = 2e6  # about a second of search on this machine
+    # A new job whose estimated search (alphametic.estimate, reference nodes) is at most this
+    # goes to the first band of lanes, ahead of big jobs (jobstore/lanes.py): about 0.15 s.
+    small_search: float = 3e5
     shard_count: int = 100  # at most about this many (fewer when a shard would be tiny)
     shard_window: int = 4  # shards of one job queued or running at a time (jobs take turns)
     # A run that has searched this long yields its worker when another job waits (it resumes

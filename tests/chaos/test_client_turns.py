@@ -17,7 +17,7 @@ import pytest
 
 from jobstore import JobStore, Settings
 from tests.support.chaos import wait_until
-from tests.support.puzzles import misjudged_products
+from tests.support.puzzles import MISJUDGING, misjudged_products
 from tests.support.turns import sample, streams, submit_products
 
 pytestmark = pytest.mark.slow
@@ -34,7 +34,7 @@ def one_solver(
     fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
 ) -> JobStore:
     """A store whose jobs one solve worker process (concurrency 1) runs."""
-    settings = fresh_settings(max_queued_per_client=20)
+    settings = fresh_settings(max_queued_per_client=20, **MISJUDGING)
     worker_factory(settings, "solve")
     store: JobStore = store_factory(settings)
     return store

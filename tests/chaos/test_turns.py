@@ -15,6 +15,7 @@ import pytest
 from jobstore import JobStore, Settings, State
 from jobstore.model import FIRST, band_of
 from tests.support.chaos import wait_until
+from tests.support.puzzles import MISJUDGING
 
 pytestmark = pytest.mark.slow
 
@@ -133,7 +134,7 @@ def test_solves_misjudged_small_do_not_hold_up_a_small_one(
     """One client's long solves estimated small each give way after a fraction of a second,
     so another client's small solve queued behind them runs within seconds, not after one
     time slice per job ahead of it."""
-    settings = fresh_settings(time_slice=2.0)
+    settings = fresh_settings(time_slice=2.0, **MISJUDGING)
     worker_factory(settings, "solve")
     store = store_factory(settings)
     long = [store.submit("solve", text, {"base": 22}, client="a") for text in MISJUDGED]

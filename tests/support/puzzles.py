@@ -50,12 +50,20 @@ def all_compact(store: JobStore, job_id: str, page: int = 50_000) -> list[str]:
             return items
 
 
+# Settings under which the products below are estimated small (the first band takes jobs
+# estimated up to 1e15 reference nodes, where 3e5 is the default): the estimate misjudges them
+# as it did before it was calibrated (issue 21), and each searches for minutes.
+MISJUDGING: dict[str, Any] = {"small_search": 1e15}
+PRODUCT_BASE: dict[str, Any] = {"base": 22}
+
+
 def misjudged_products(count: int, seed: int = 21) -> list[str]:
-    """Random 10-letter products `ABCDE * FGHIJ = KLMNOPQRST` (20 distinct letters; base 36):
-    the estimate puts each among the small jobs, and each searches for many seconds."""
+    """Random products `ABCDEFGHIJK * LMNOPQRSTUV = 7xx` in base 22 (22 distinct letters; no
+    solution, so a solve searches the whole tree, estimated at 1e9-1e13 reference nodes):
+    under MISJUDGING the estimate puts each among the small jobs (in about 60 ms each)."""
     rng = random.Random(seed)
     texts = []
-    for _ in range(count):
-        letters = "".join(rng.sample(string.ascii_uppercase, 20))
-        texts.append(f"{letters[:5]} * {letters[5:10]} = {letters[10:]}")
+    for k in range(count):
+        letters = "".join(rng.sample(string.ascii_uppercase, 22))
+        texts.append(f"{letters[:11]} * {letters[11:]} = {700 + k % 100}")
     return texts

@@ -12,9 +12,8 @@ import alphametic
 from jobstore import JobStore, State
 from jobstore.lanes import lane_for
 from jobstore.model import FIRST
-from tests.support.puzzles import misjudged_products
+from tests.support.puzzles import PRODUCT_BASE, misjudged_products
 
-BASE36 = {"base": 36}
 # Small solves (a few milliseconds of search), distinct so that none is a dedup hit.
 SMALL = [
     (text, {"base": base})
@@ -35,9 +34,10 @@ def small_latency(store: JobStore, index: int, client: str = "small") -> float:
 
 def submit_products(store: JobStore, client: str, texts: list[str]) -> list[str]:
     """Submit products for one client; the estimate must put each among the small jobs."""
+    small = store.settings.small_search
     for text in texts:
-        assert lane_for(alphametic.parse(text, base=BASE36["base"])) == FIRST, "no longer misjudged"
-    return [store.submit("solve", text, BASE36, client=client).id for text in texts]
+        assert lane_for(alphametic.parse(text, **PRODUCT_BASE), small) == FIRST, "not misjudged"
+    return [store.submit("solve", text, PRODUCT_BASE, client=client).id for text in texts]
 
 
 @contextmanager
