@@ -15,7 +15,7 @@ import pytest
 from jobstore import JobStore, Settings, State
 from jobstore.model import FIRST, band_of
 from tests.support.chaos import wait_until
-from tests.support.puzzles import MISJUDGING
+from tests.support.puzzles import MISJUDGING, misjudged_products
 
 pytestmark = pytest.mark.slow
 
@@ -27,7 +27,7 @@ ENDLESS = ("A + B + C + D + E + F + G + H + I + J + K = L + M + N + O + P + Q + 
 # Another long enumeration, to take turns with HUGE.
 OTHER = ("A + B + C + D + E = F + G + H + I", {"base": 15})
 # Long solves whose size the submit-time estimate misses (it puts them in the first lane).
-MISJUDGED = [f"ABCDEFGHIJK * LMNOPQRSTUV = {700 + k}" for k in range(1, 5)]
+MISJUDGED = misjudged_products(4)
 
 
 def running(store: JobStore, job_id: str) -> bool:
@@ -138,7 +138,9 @@ def test_solves_misjudged_small_do_not_hold_up_a_small_one(
     worker_factory(settings, "solve")
     store = store_factory(settings)
     long = [store.submit("solve", text, {"base": 22}, client="a") for text in MISJUDGED]
-    assert {band_of(job.lane)[0] for job in long} == {FIRST}, "the estimate no longer misjudges"
+    # The first is misjudged small; once it has yielded out of FIRST (0.25 s in), its client's
+    # later ones go with the big jobs (lanes.py), which is what a slow submitter here sees.
+    assert band_of(long[0].lane)[0] == FIRST, "the estimate no longer misjudges"
     wait_until(lambda: running(store, long[0].id), 30, "the first long solve running")
     submitted = time.monotonic()
     small = wait_job(store, store.submit("solve", "TOO + TOO = FOUR", client="b").id, timeout=30)
