@@ -34,6 +34,11 @@ import alphametic
 PIECE_SECONDS = 0.25  # a piece's length aimed at: how long a yield may wait for its boundary
 # A piece still running after this long is cut finer on the spot when that loses nothing.
 LONG_SECONDS = 1.0
+# Pieces cut at most this many times before one is searched: a speed guessed far too slow (an
+# estimate off by orders of magnitude) would otherwise cut for minutes, through millions of
+# pieces that die at once, with no look at the cancel flag or the clock in between. An uncut
+# piece is searched as it is (the search prunes what the cut would) and measured.
+MAX_CUTS = 64
 NODES_PER_SECOND = 2e6  # the first guess of the search speed, before the run measures its own
 SMALLEST_PROGRESS = 1e-3  # a long piece that shows less progress is taken as this far through
 End = None  # the prefix of a position past the last piece
@@ -233,11 +238,14 @@ class Cursor:
 
     def next_piece(self) -> tuple[tuple[int, ...], float] | None:
         """Take the next piece, cut until it should fit in PIECE_SECONDS at the measured speed
-        (a piece with solutions handed out is not cut: its skip counts along its own order)."""
+        (a piece with solutions handed out is not cut: its skip counts along its own order),
+        or after MAX_CUTS cuts."""
+        cuts = 0
         while self.todo:
             piece = self.todo.pop()
-            if self.skip or piece[1] * self.rate <= PIECE_SECONDS:
+            if self.skip or piece[1] * self.rate <= PIECE_SECONDS or cuts >= MAX_CUTS:
                 return piece
+            cuts += 1
             parts = self.split(piece)
             if parts == [piece]:
                 return piece

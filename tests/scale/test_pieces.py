@@ -15,11 +15,14 @@ from typing import Any
 import pytest
 
 import alphametic
-from jobstore import JobStore, Settings, State
+from jobstore import Job, JobStore, Settings, State
+from jobstore.lanes import lane_for
+from jobstore.model import FIRST
 from tests.support.chaos import wait_until
 from tests.support.counters import assert_counters_only_rise, watch
 from tests.support.puzzles import all_compact, engine_list
-from worker.cursor import Cursor, Position, children
+from worker import cursor as cursor_module
+from worker.cursor import MAX_CUTS, PIECE_SECONDS, Cursor, Pieces, Position, children
 
 # Both engines, solutions spread over the whole tree.
 ORDERED: list[tuple[str, dict[str, Any]]] = [
@@ -28,12 +31,15 @@ ORDERED: list[tuple[str, dict[str, Any]]] = [
     ("A * B * C = D + E + F", {}),  # the step search
     ("AB * CD = EF * GH", {}),  # products on both sides (SOLVE steps)
 ]
-# Counts of a second or so each (under load: a few), in the first lane (estimated small), so
-# they run as one piece at first and yield to each other.
+# Counts of a second or so each on either engine (under load: a few), both in the first lane
+# under the settings of taking_turns below, so they run as one piece at first and yield to
+# each other whichever the worker takes first.
 TURNS: list[tuple[str, dict[str, Any]]] = [
-    ("AB * CD = EF * GH", {"base": 12}),
-    ("A * B * C = D + E + F", {"base": 15}),
+    ("AB * CD = EF * GH", {"base": 12}),  # estimated 1.8e6 reference nodes
+    ("A * B * C * D = E + F + G", {"base": 20}),  # estimated 3.0e5
 ]
+# The first band's bound under which both are small jobs.
+TURNS_SMALL = 1e7
 
 
 def solutions_of(puzzle: alphametic.Puzzle, prefix: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -104,11 +110,14 @@ def test_a_long_piece_is_cut_finer_on_the_spot_when_that_loses_nothing() -> None
     puzzle = alphametic.parse(TURNS[0][0], **TURNS[0][1])
     cursor = Cursor(puzzle, (), 1.0, None, small=True)  # one piece: no estimate
     assert cursor.position().prefix == ()
-    started = time.monotonic()
+    checks = [0]
     asked: list[bool] = []
 
     def must_yield(search: alphametic.Search) -> bool:
-        if time.monotonic() - started < 0.3:
+        # Told to yield at its third look (by count, not by clock: a fast engine or a fast
+        # machine must not finish the piece first).
+        checks[0] += 1
+        if checks[0] < 3:
             return False
         asked.append(cursor.yield_now())
         return True
@@ -120,6 +129,35 @@ def test_a_long_piece_is_cut_finer_on_the_spot_when_that_loses_nothing() -> None
     resumed = Cursor(puzzle, (), 1.0, Position.parse(position.text(), puzzle))
     total = sum(resumed.count(lambda s: False, 0.01))
     assert total == alphametic.count(puzzle) and resumed.over
+
+
+def test_a_speed_guessed_far_too_slow_cuts_a_bounded_number_of_pieces_between_looks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A huge sum (an estimate of ~1e12 nodes: every piece is cut down to a sliver at the
+    guessed speed, through millions of pieces that die at once) still searches a piece after
+    at most MAX_CUTS cuts, so the run looks at its flags between pieces: before, one run cut
+    for minutes and a cancel waited until the hard time limit killed it."""
+    puzzle = alphametic.parse("ABCDEFGHIJKLM + NOPQRSTUVWXYZ = TSRQPONZYXWVUA", base=36)
+    cut = [0]
+
+    def counted(puzzle: alphametic.Puzzle, prefix: tuple[int, ...]) -> Pieces:
+        cut[0] += 1
+        return children(puzzle, prefix)
+
+    monkeypatch.setattr(cursor_module, "children", counted)
+    cursor = Cursor(puzzle, (), 1.0, None)
+    assert cursor.rate * 1e-8 > PIECE_SECONDS  # a hundred-millionth of the tree is "too long"
+    looks: list[int] = []
+
+    def pause() -> bool:
+        looks.append(cut[0])
+        return len(looks) > 20
+
+    assert list(cursor.solutions(lambda s: False, 0.01, pause)) == []
+    per_piece = [after - before for before, after in zip(looks, looks[1:], strict=False)]
+    # A cut may follow a chain of lone children: a few splits for one cut.
+    assert len(looks) == 21 and max(per_piece) <= MAX_CUTS * len(puzzle.letters), per_piece
 
 
 def test_an_older_checkpoint_resumes_in_place() -> None:
@@ -141,13 +179,27 @@ def taking_turns(fresh_settings: Callable[..., Settings], worker_factory: Any) -
     return settings
 
 
+def one_running_then_the_other(
+    store: JobStore, mode: str, puzzles: list[tuple[str, dict[str, Any]]]
+) -> list[Job]:
+    """Submit the first puzzle, and the second once the first runs: the worker must then
+    make it take turns (both at once, it might take the quicker one first and never yield)."""
+    first = store.submit(mode, *puzzles[0])
+    wait_until(lambda: (store.get(first.id) or first).state is not State.QUEUED, 30, "running")
+    return [first, store.submit(mode, *puzzles[1])]
+
+
 def test_counts_longer_than_a_slice_finish_while_taking_turns(
-    taking_turns: Settings, store_factory: Any
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
 ) -> None:
     """Two counts in the first lane on one worker, each a search of many slices: both end
     with the right count, having yielded to each other, their counters never going down."""
-    store = store_factory(taking_turns)
-    jobs = [store.submit("count", text, options) for text, options in TURNS]
+    settings = fresh_settings(time_slice=0.001, shard_threshold=0, small_search=TURNS_SMALL)
+    worker_factory(settings, "enumerate")
+    store = store_factory(settings)
+    for text, options in TURNS:  # both small jobs: neither goes ahead by its lane
+        assert lane_for(alphametic.parse(text, **options), settings.small_search) == FIRST
+    jobs = one_running_then_the_other(store, "count", TURNS)
     seen = watch(store, [job.id for job in jobs], timeout=120)
     for rows, (text, options) in zip(seen, TURNS, strict=True):
         assert rows[-1][0] is State.SUCCEEDED and rows[-1][1] == 1.0
@@ -164,7 +216,7 @@ def test_enumerations_longer_than_a_slice_finish_in_order_while_taking_turns(
     stored <= found, neither ever going down."""
     store = store_factory(taking_turns)
     puzzles = [("A + B + C + D = E + F + G + H", {"base": 11}), ORDERED[2]]
-    jobs = [store.submit("enumerate", text, options) for text, options in puzzles]
+    jobs = one_running_then_the_other(store, "enumerate", puzzles)
     seen = watch(store, [job.id for job in jobs], timeout=120)
     for rows, job, (text, options) in zip(seen, jobs, puzzles, strict=True):
         assert rows[-1][0] is State.SUCCEEDED, rows[-1]
@@ -190,6 +242,9 @@ def test_counters_stay_consistent_across_a_cancel(
     store.cancel(job.id)
     rows += watch(store, [job.id], timeout=30)[0]
     assert rows[-1][0] is State.CANCELED
+    # The poll that saw it canceled read its stored count just before (maybe still running,
+    # when a page shows only the shards known in order): one more poll, all of it ended.
+    rows += watch_once(store, job.id)
     assert_counters_only_rise(rows)
     assert rows[-1][3] == rows[-1][2] > 0  # every solution found is kept after a cancel
 
