@@ -266,14 +266,19 @@ static inline int costs(const Core *c, int i)
     return i <= c->last - 2 || i == c->top;
 }
 
-/* Walk on until the budget is spent, `want` solutions are in `out`, or the tree ends.
+/* Walk on until the budget is spent, `want` solutions are in `out`, `turns` loop turns are
+ * taken (a node's cost varies up to base * base turns: the clock must still be looked at
+ * within milliseconds, whatever the nodes cost), or the tree ends.
  * Count mode (out == NULL) adds the solutions to *found. Returns -1 on a Python error,
  * else the depth of the node that spent the last unit of budget (or the current level). */
-static int walk(Core *c, int64_t *budget, int64_t *found, PyObject *out, Py_ssize_t want)
+static int walk(Core *c, int64_t *budget, int64_t turns, int64_t *found, PyObject *out,
+                Py_ssize_t want)
 {
     const int last = c->last;
     const int64_t clast = c->coef[last], lo2 = c->dlo[last], hi2 = c->dhi[last];
     while (c->level >= c->top) {
+        if (--turns == 0)
+            return c->level; /* out of turns, nodes left: the caller looks at the clock */
         int i = c->level;
         int64_t d = c->D[i];
         if (d > c->H[i]) {
@@ -565,14 +570,14 @@ static PyObject *finish(Core *c, PyObject *result, int64_t budget, int depth)
 
 static PyObject *Core_count(Core *c, PyObject *args)
 {
-    long long budget;
+    long long budget, turns = 0;
     int64_t found = 0;
-    if (!PyArg_ParseTuple(args, "L", &budget))
+    if (!PyArg_ParseTuple(args, "L|L", &budget, &turns))
         return NULL;
     int64_t left = budget;
     int depth = c->top;
     if (!c->done && root(c, &left))
-        depth = walk(c, &left, &found, NULL, 0);
+        depth = walk(c, &left, turns, &found, NULL, 0);
     else if (!c->done && c->level < c->top)
         c->done = 1;
     return finish(c, PyLong_FromLongLong(found), left, depth);
@@ -580,9 +585,9 @@ static PyObject *Core_count(Core *c, PyObject *args)
 
 static PyObject *Core_solve(Core *c, PyObject *args)
 {
-    long long budget;
+    long long budget, turns = 0;
     Py_ssize_t want;
-    if (!PyArg_ParseTuple(args, "Ln", &budget, &want))
+    if (!PyArg_ParseTuple(args, "Ln|L", &budget, &want, &turns))
         return NULL;
     PyObject *out = PyList_New(0);
     if (out == NULL)
@@ -590,7 +595,7 @@ static PyObject *Core_solve(Core *c, PyObject *args)
     int64_t left = budget;
     int depth = c->top;
     if (!c->done && root(c, &left))
-        depth = walk(c, &left, NULL, out, want < 1 ? 1 : want);
+        depth = walk(c, &left, turns, NULL, out, want < 1 ? 1 : want);
     else if (!c->done && c->level < c->top)
         c->done = 1;
     return finish(c, out, left, depth);
@@ -598,9 +603,11 @@ static PyObject *Core_solve(Core *c, PyObject *args)
 
 static PyMethodDef Core_methods[] = {
     {"count", (PyCFunction)Core_count, METH_VARARGS,
-     "count(budget) -> (solutions, budget left, depth, done): count on for a budget of nodes."},
+     "count(budget, turns=0) -> (solutions, budget left, depth, done): count on for a budget "
+     "of nodes (and at most `turns` loop turns; 0: no limit)."},
     {"solve", (PyCFunction)Core_solve, METH_VARARGS,
-     "solve(budget, want) -> (solutions, budget left, depth, done): up to `want` solutions."},
+     "solve(budget, want, turns=0) -> (solutions, budget left, depth, done): up to `want` "
+     "solutions (and at most `turns` loop turns; 0: no limit)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -29,7 +29,11 @@ class Core:
         free0: Sequence[int],
         path: list[int],
     ) -> None: ...
-    def count(self, budget: int, /) -> tuple[int, int, int, bool]:
-        """Count on for a budget of nodes: (solutions, budget left, depth, done)."""
-    def solve(self, budget: int, want: int, /) -> tuple[list[tuple[int, ...]], int, int, bool]:
-        """Search on for a budget of nodes or `want` solutions: (solutions, left, depth, done)."""
+    def count(self, budget: int, turns: int = 0, /) -> tuple[int, int, int, bool]:
+        """Count on for a budget of nodes (and at most `turns` loop turns; 0: no limit):
+        (solutions, budget left, depth, done)."""
+    def solve(
+        self, budget: int, want: int, turns: int = 0, /
+    ) -> tuple[list[tuple[int, ...]], int, int, bool]:
+        """Search on for a budget of nodes or `want` solutions (and at most `turns` loop turns;
+        0: no limit): (solutions, left, depth, done)."""

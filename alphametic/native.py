@@ -25,6 +25,9 @@ CHOICES = ("auto", "native", "python")
 FIT = 1 << 59
 # Solutions asked of the core per call: one first (first mode stops there), then more.
 WANT_FIRST, WANT_MAX = 1, 4096
+# Loop turns per call (a few milliseconds): a node costs up to base * base turns, so a budget
+# of nodes alone could keep the core from the clock for a tenth of a second in base 36.
+TURNS = 1 << 20
 
 if TYPE_CHECKING:
     from ._native import Core
@@ -130,6 +133,13 @@ def _searchable(plan: Plan, path: list[int]) -> tuple[int, int, int] | None:
     return (top, s, used) if 0 <= top < plan.last else None
 
 
+def _tick(tick: Tick, tally: Tally, budget: list[int], depth: int) -> None:
+    """Tick after a call that spent its budget or its turns, counting the nodes it spent."""
+    tally.done -= budget[0]  # tick() adds the whole batch: only what was spent counts
+    tick(depth)
+    budget[0] = tally.batch
+
+
 def native_count(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> None:
     """counting.count_tree on the native core: the same count, the same ticks."""
     start = _searchable(plan, path)
@@ -141,11 +151,10 @@ def native_count(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> None:
     tally.reader = lambda: tally.done + tally.batch - budget[0]
     done = False
     while not done:
-        found, budget[0], depth, done = core.count(budget[0])
+        found, budget[0], depth, done = core.count(budget[0], TURNS)
         tally.found += found
-        if not budget[0]:
-            tick(depth)
-            budget[0] = tally.batch
+        if not done:
+            _tick(tick, tally, budget, depth)
 
 
 def native_batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[list[Item]]:
@@ -160,11 +169,10 @@ def native_batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Ite
     tally.reader = lambda: tally.done + tally.batch - budget[0]
     want, done = WANT_FIRST, False
     while not done:
-        found, budget[0], depth, done = core.solve(budget[0], want)
+        found, budget[0], depth, done = core.solve(budget[0], want, TURNS)
         if found:
             # Tuples in letter order already, or the live digits for emit() to complete.
             yield cast(list[Item], found) if emit is None else emit(0, plan.used0, found)
             want = min(want * 2, WANT_MAX)
-        if not budget[0]:
-            tick(depth)
-            budget[0] = tally.batch
+        if not done and (not budget[0] or not found):
+            _tick(tick, tally, budget, depth)

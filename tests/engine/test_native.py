@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alphametic import Puzzle, Search, parse
+from alphametic import Puzzle, Search, core, parse
 from alphametic.cli import main
-from alphametic.native import ENV, cores, fits, is_built, native_batches
+from alphametic.native import ENV, _core, cores, fits, is_built, native_batches
 from alphametic.plan import forget_plans, plan_for
 from tests.support.engines import EXPECTED
 from tests.support.strategies import puzzles
@@ -251,3 +251,34 @@ def test_version_names_the_engine(capsys: pytest.CaptureFixture[str]) -> None:
         with on("native"):
             assert main(["--version"]) == 0
         assert capsys.readouterr().out.strip().endswith("(engine: native)")
+
+
+@native_only
+def test_the_core_comes_back_after_its_loop_turns_and_resumes_exactly() -> None:
+    """count() and solve() return after `turns` loop turns with nodes of their budget left
+    (a node may cost base * base turns: the clock is looked at all the same), and calls cut
+    that short resume to the same count, solutions and node count as one call."""
+    puzzle = parse("A + B + C + D = E + F + G + H", base=12)
+    plan = plan_for(puzzle, ())
+    start = core.given(plan, [0] * plan.n + plan.fixed_digits)
+
+    def run(turns: int) -> tuple[int, list[tuple[int, ...]], int, int]:
+        """(count, solutions, nodes spent counting, calls cut short by their turns)."""
+        counter = _core(plan, [0] * plan.n + plan.fixed_digits, *start)
+        solver = _core(plan, [0] * plan.n + plan.fixed_digits, *start)
+        total = spent = short = 0
+        done = False
+        while not done:
+            found, left, _depth, done = counter.count(1 << 40, turns)
+            total, spent, short = total + found, spent + (1 << 40) - left, short + (not done)
+        solutions: list[tuple[int, ...]] = []
+        done = False
+        while not done:
+            batch, _left, _depth, done = solver.solve(1 << 40, 1 << 30, turns)
+            solutions += batch
+        return total, solutions, spent, short
+
+    whole = run(0)
+    cut = run(1000)
+    assert whole[3] == 0 and cut[3] > 10  # without a limit one call; with it, many
+    assert cut[:3] == whole[:3] and whole[0] == len(whole[1]) > 0
