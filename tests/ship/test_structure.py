@@ -163,7 +163,5 @@ def test_tests_import_no_test_module() -> None:
 def test_no_test_helper_ships() -> None:
     """Nothing in an installed package imports pytest or the tests' support package."""
     files = sources(*PACKAGES)
-    names = {
-        target for name, path in files.items() for target in imports(name, path, set(files))
-    }
+    names = {target for name, path in files.items() for target in imports(name, path, set(files))}
     assert not {n for n in names if n.split(".")[0] in ("pytest", "tests")}
