@@ -26,6 +26,14 @@ BOUNDS = (
     *("60", "300", "1800", "+Inf"),
 )
 HISTOGRAMS = ("duration", "queue_wait", "cancel_latency")
+# The series each histogram has from the start, at zero (a rate() or histogram_quantile() over
+# a series that appears only with the first event sees nothing before it, and its first
+# increase is lost): every mode for the per-mode ones, the one unlabelled cancel latency.
+SERIES: dict[str, tuple[str, ...]] = {
+    "duration": tuple(mode.value for mode in Mode),
+    "queue_wait": tuple(mode.value for mode in Mode),
+    "cancel_latency": ("",),
+}
 
 
 @dataclass
@@ -40,7 +48,7 @@ class Histogram:
 def histograms(raw: dict[str, str]) -> dict[str, dict[str, Histogram]]:
     """Histogram name -> label -> Histogram, from the hash's fields."""
     out: dict[str, dict[str, Histogram]] = {name: {} for name in HISTOGRAMS}
-    labels: dict[str, set[str]] = {name: set() for name in HISTOGRAMS}
+    labels: dict[str, set[str]] = {name: set(SERIES[name]) for name in HISTOGRAMS}
     for key in raw:
         name, _, rest = key.partition(":")
         if name in labels:

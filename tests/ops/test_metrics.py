@@ -11,7 +11,7 @@ import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
-from jobstore import Settings
+from jobstore import Mode, Settings
 from tests.support.compose import ROOT
 from tests.support.processes import WebServer, WorkerProcess, free_port, wait_for
 from tests.support.web import make_app
@@ -122,6 +122,28 @@ def test_a_scrape_without_redis_says_the_store_is_down(settings: Settings) -> No
     assert names == {"alphametic_store_up"}
     assert "alphametic_store_up 0.0" in text
     assert time.monotonic() - started < 10
+
+
+def test_every_histogram_series_is_there_at_zero_before_any_job(fresh_settings: Any) -> None:
+    """A new deployment's first scrape has each histogram's series, every bucket at 0 (before,
+    alphametic_cancel_latency_seconds had no series until the first cancel)."""
+    client = make_app(fresh_settings()).test_client()
+    answer = client.get("/metrics")
+    assert answer.status_code == 200
+    samples: Samples = {}
+    for family in text_string_to_metric_families(answer.get_data(as_text=True)):
+        for sample in family.samples:
+            samples[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
+    expected = [("alphametic_cancel_latency_seconds", {})] + [
+        (name, {"mode": mode.value})
+        for name in ("alphametic_job_duration_seconds", "alphametic_queue_wait_seconds")
+        for mode in Mode
+    ]
+    for name, labels in expected:
+        key = (f"{name}_count", tuple(sorted(labels.items())))
+        assert samples.get(key) == 0.0, (key, sorted(k for k in samples if name in k[0]))
+        inf = (f"{name}_bucket", tuple(sorted({**labels, "le": "+Inf"}.items())))
+        assert samples.get(inf) == 0.0, inf
 
 
 def dashboard_metrics() -> set[str]:
