@@ -134,7 +134,7 @@ def test_every_histogram_series_is_there_at_zero_before_any_job(fresh_settings: 
     for family in text_string_to_metric_families(answer.get_data(as_text=True)):
         for sample in family.samples:
             samples[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
-    expected = [("alphametic_cancel_latency_seconds", {})] + [
+    expected: list[tuple[str, dict[str, str]]] = [("alphametic_cancel_latency_seconds", {})] + [
         (name, {"mode": mode.value})
         for name in ("alphametic_job_duration_seconds", "alphametic_queue_wait_seconds")
         for mode in Mode
