@@ -45,6 +45,11 @@ class JobFailed(Exception):
 class JobTask(Task):
     """A job's task: runs only messages the job store made (jobstore/messages.py marks them)."""
 
+    # Retried for as long as it takes (Redis away, the job busy under another run's lease):
+    # retry(max_retries=None) means the task's own max_retries, which is Celery's 3 unless
+    # set here, and a retry past it would fail the message while its job waits queued.
+    max_retries = None
+
     def before_start(self, task_id: str, args: Any, kwargs: Any) -> None:
         """Refuse a foreign message before Celery even binds its arguments to the task."""
         if list(args or []) == [self.request.get(MARK)] and not kwargs:

@@ -152,6 +152,36 @@ def test_a_retried_message_keeps_its_mark(
     assert "rejected" not in worker.log() and int(store.stats()["rejected"].get("foreign", 0)) == 0
 
 
+def test_a_job_busy_for_more_than_three_retries_still_runs(
+    fresh_settings: Callable[..., Settings],
+    worker_factory: Callable[..., Any],
+    wait_job: Callable[..., Job],
+) -> None:
+    """A message whose job stays busy (another run's lease renewed for five seconds) is
+    retried for as long as that lasts: Celery's default of three retries failed the message
+    on the fourth ("MaxRetriesExceededError") and the job waited for the lease sweep."""
+    settings = fresh_settings()
+    store = JobStore(settings)
+    job = store.submit("solve", "SEND + MORE = MONEY")
+    lane = store.keys.lane(Mode.SOLVE, 0)
+    message = store.redis.rpop(lane)  # held back until the worker is up and the job is busy
+    assert message is not None
+    worker = worker_factory(settings, queues="solve")
+    key = store.keys.job(job.id)
+    until = time.monotonic() + 5
+    while time.monotonic() < until:  # as if another run held it, writing every 0.2 s
+        lease = repr(time.time() + 0.6)
+        store.redis.hset(key, mapping={"state": "running", "lease": lease, "holder": "elsewhere"})
+        if message is not None:
+            store.redis.lpush(lane, message)
+            message = None
+        time.sleep(0.2)
+    found = wait_job(store, job.id, timeout=30)
+    log = worker.log()
+    assert found.state is State.SUCCEEDED, found.to_dict()
+    assert log.count(f"job {job.id} busy") > 3 and "MaxRetriesExceeded" not in log, log[-3000:]
+
+
 def test_a_message_an_older_release_queued_still_runs_its_job(
     fresh_settings: Callable[..., Settings],
     worker_factory: Callable[..., Any],
