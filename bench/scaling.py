@@ -56,9 +56,12 @@ def one_big_job(label: str, processes: int, threshold: float) -> dict[str, Any]:
     with system(prefix, (("enumerate", processes),), **changes) as s:
         store = s.store
         started = time.time()
-        job = wait_job(store, store.submit("enumerate", *SCALE).id, timeout=3600, interval=0.02)
+        # Woken by the job's end (a poll every 20 ms of a sharded job reads all its shards:
+        # about a second of CPU of both cores' 15 taken from the workers it measures).
+        ended = store.wait(store.submit("enumerate", *SCALE).id, 3600)
         observed = time.time() - started
-        assert job.state == "succeeded", job.to_dict()
+        assert ended is not None and ended.state == "succeeded", ended
+        job = ended
         shards = int(store.redis.hget(store.keys.job(job.id), "shards") or 0)
         sha, stored = digest(store, job.id)
     load = Path("/proc/loadavg").read_text().split()[0]
@@ -72,17 +75,18 @@ def one_big_job(label: str, processes: int, threshold: float) -> dict[str, Any]:
 def bench_scaleout() -> dict[str, Any]:
     """4. One big enumerate job on 1 and on 2 worker processes (sharded), plus unsharded."""
     print(f"4. scale-out: {SCALE[0]} base 12, one job, every solution stored")
-    # Alternating runs, best of two: other work on a shared machine only ever slows a run down.
-    runs = [one_big_job(f"{n} process(es), sharded", n, 2e6) for n in (1, 2, 1, 2)]
+    # Alternating runs, best of three: other work on a shared machine only ever slows a run
+    # down.
+    runs = [one_big_job(f"{n} process(es), sharded", n, 2e6) for n in (1, 2) * 3]
     one = min(runs[0::2], key=lambda r: r["seconds"])
     two = min(runs[1::2], key=lambda r: r["seconds"])
     whole = one_big_job("1 process, unsharded", 1, 0.0)
     speedup = one["seconds"] / two["seconds"]
     same = len({r["digest"] for r in [*runs, whole]}) == 1
-    verdict = "met" if speedup >= 1.7 and same else "NOT met"
-    print(f"   speed-up 2 vs 1 processes (best of two each): {speedup:.2f}x "
+    verdict = "met" if speedup >= 1.8 and same else "NOT met"
+    print(f"   speed-up 2 vs 1 processes (best of three each): {speedup:.2f}x "
           f"(vs unsharded: {whole['seconds'] / two['seconds']:.2f}x); identical lists: {same}; "
-          f"goal >= 1.7x: {verdict}")  # fmt: skip
+          f"goal >= 1.8x: {verdict}")  # fmt: skip
     return {"speedup": speedup, "identical": same, "one": one, "two": two, "whole": whole}
 
 
