@@ -17,7 +17,7 @@ from .core import Item, Tally, Tick, batches, emitter, given
 from .counting import count_tree
 from .plan import Plan, falling
 
-__all__ = ["ENV", "EngineError", "cores", "describe", "engine", "is_built"]
+__all__ = ["ENV", "EngineError", "cores", "describe", "engine", "is_built", "runs_native"]
 
 ENV = "ALPHAMETIC_ENGINE"
 CHOICES = ("auto", "native", "python")
@@ -93,9 +93,14 @@ def fits(plan: Plan) -> bool:
     return reach < FIT and falling(plan.base, plan.n) < FIT
 
 
+def runs_native(plan: Plan) -> bool:
+    """Return whether the native core runs this plan (selected, and the plan fits it)."""
+    return engine() == "native" and fits(plan)
+
+
 def cores(plan: Plan) -> tuple[Batches, Counter]:
     """Return the (batches, count_tree) pair that runs this plan on the selected engine."""
-    if engine() == "native" and fits(plan):
+    if runs_native(plan):
         return native_batches, native_count
     return batches, count_tree
 

@@ -17,7 +17,7 @@ from typing import NamedTuple
 from . import walker
 from .bounds import window
 from .core import MEMO_CAP, PROBE, Run, Solution, Tally
-from .native import cores
+from .native import cores, runs_native
 from .plan import Plan, plan_for
 from .puzzle import Puzzle
 from .schedule import Model
@@ -42,6 +42,12 @@ WINDOW_TURNS = 0.2
 # calibrates them), per solution handed out by a listing, and per search set up.
 STEP_SECONDS = 1.2e-6
 LINEAR_SECONDS = 0.3e-6
+# A loop turn of the native core (alphametic/_native.c): 2.6-12 ns over the sums of
+# bench/estimates.json (median 8.6 ns); 7 keeps all within 3x both ways (the memo-heavy
+# A + BC + DEF + GHIJ = KLMNO, base 16, is the fastest per turn).
+NATIVE_LINEAR_SECONDS = 7e-9
+# A solution handed out as a job hands it out (encoded, counted into the grid, stored): about
+# the same on both engines, whatever the bare engine's listing costs.
 SOLUTION_SECONDS = 1.5e-6
 SETUP_SECONDS = 1e-3
 # The speed the node thresholds of the job service assume (settings.shard_threshold, 2e6:
@@ -297,22 +303,27 @@ def shards(
     return [(p, w / total) for p, w in out]
 
 
-def estimate(puzzle: Puzzle, probes: int = 24, limit: float | None = None) -> float:
+def estimate(
+    puzzle: Puzzle, probes: int = 24, limit: float | None = None, listing: bool = False
+) -> float:
     """Return the estimated search effort in reference nodes: seconds() * NODES_PER_SECOND.
 
     One scale for both engines (a node of the sum engine runs inline loops worth dozens of
     step-search nodes), so thresholds in nodes (lanes, pieces, shards) mean search time;
     size() gives the nodes as Search.nodes counts them. With a limit, the answer may stop at
     "more than limit" (the step search's sample ends there: a big product is judged big in
-    a few milliseconds instead of a full sample).
+    a few milliseconds instead of a full sample). listing: of a listing, which also hands
+    out every solution (seconds(enumerate=True)).
     """
     if limit is not None and not puzzle.is_linear:
         step_limit = max(0.0, (limit / NODES_PER_SECOND - SETUP_SECONDS) / STEP_SECONDS)
         found = _measure(puzzle, probes, step_limit)
         if found.nodes > step_limit:
             return max(limit + 1.0, found.nodes * STEP_SECONDS * NODES_PER_SECOND)
-        return _spent(found) * NODES_PER_SECOND  # the sample ran whole: the full estimate
-    return seconds(puzzle, probes=probes) * NODES_PER_SECOND
+        # The sample ran whole: the full estimate.
+        handed = found.solutions * SOLUTION_SECONDS if listing else 0.0
+        return (_spent(found) + handed) * NODES_PER_SECOND
+    return seconds(puzzle, enumerate=listing, probes=probes) * NODES_PER_SECOND
 
 
 class Size(NamedTuple):
@@ -338,16 +349,25 @@ def seconds(
     count), else the sample's estimate of them.
     """
     found = _measure(puzzle, probes)
-    spent = _spent(found)
+    spent = _spent(found, _native(puzzle))
     if enumerate:
         spent += (found.solutions if solutions is None else solutions) * SOLUTION_SECONDS
     return spent
 
 
-def _spent(found: Size) -> float:
-    """The CPU seconds of a count of that size."""
-    per_unit = LINEAR_SECONDS if found.linear else STEP_SECONDS
+def _spent(found: Size, native: bool = False) -> float:
+    """The CPU seconds of a count of that size (a sum's on the native core when native)."""
+    if not found.linear:
+        per_unit = STEP_SECONDS
+    else:
+        per_unit = NATIVE_LINEAR_SECONDS if native else LINEAR_SECONDS
     return SETUP_SECONDS + found.work * per_unit
+
+
+def _native(puzzle: Puzzle) -> bool:
+    """Whether this puzzle's search runs on the native core here (ALPHAMETIC_ENGINE, and a
+    plan the core fits); asked at each estimate, as the engine is chosen at each search."""
+    return puzzle.is_linear and runs_native(plan_for(puzzle))
 
 
 @lru_cache(maxsize=64)
