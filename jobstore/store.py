@@ -79,7 +79,8 @@ class JobStore:
         dedup = self.keys.dedup(fingerprint(checked_mode, parsed))
         new_id = str(uuid.uuid4())
         now = time.time()
-        lane = lane_for(parsed, self.settings.small_search)
+        listing = checked_mode is Mode.ENUMERATE
+        lane = lane_for(parsed, self.settings.small_search, listing)
         if lane == FIRST and client and self.redis.exists(self.keys.misjudged(client)):
             lane = BIG  # its client's jobs estimated small lately were not (lanes.py)
         budget = self.keys.budget(client) if client is not None else ""

@@ -87,9 +87,10 @@ def _key(puzzle: alphametic.Puzzle) -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def _size(key: str, puzzle: alphametic.Puzzle) -> float:
-    """The estimated search tree of a puzzle (once per process)."""
-    return alphametic.estimate(puzzle, probes=4)
+def _size(key: str, puzzle: alphametic.Puzzle, listing: bool) -> float:
+    """The estimated search tree of a puzzle, a listing's with the solutions it hands out
+    (once per process)."""
+    return alphametic.estimate(puzzle, probes=4, listing=listing)
 
 
 Pieces = list[tuple[tuple[int, ...], float]]  # (prefix, share), in search order
@@ -111,6 +112,7 @@ class Cursor:
         share: float,
         at: Position | None,
         small: bool = False,
+        listing: bool = False,
     ) -> None:
         self.puzzle = puzzle
         self.root = tuple(prefix)
@@ -119,7 +121,8 @@ class Cursor:
         if at is not None and at.rate > 0:
             self.rate, self.measured = at.rate, True
         else:
-            guess = 0.0 if small else _size(_key(puzzle), puzzle) * share / NODES_PER_SECOND
+            size = 0.0 if small else _size(_key(puzzle), puzzle, listing)
+            guess = size * share / NODES_PER_SECOND
             self.rate, self.measured = guess, False
         self.todo: Pieces = []  # pieces to come, the next one last
         self.done = 0.0  # share of the tree passed in finished pieces
