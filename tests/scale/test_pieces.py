@@ -215,7 +215,8 @@ def test_enumerations_longer_than_a_slice_finish_in_order_while_taking_turns(
     with solutions handed out runs to its end before the run yields), and at every poll
     stored <= found, neither ever going down."""
     store = store_factory(taking_turns)
-    puzzles = [("A + B + C + D = E + F + G + H", {"base": 11}), ORDERED[2]]
+    # The first runs for seconds of pieces on either engine (790,272 solutions to store).
+    puzzles = [("A + B + C + D = E + F + G + H", {"base": 12}), ORDERED[2]]
     jobs = one_running_then_the_other(store, "enumerate", puzzles)
     seen = watch(store, [job.id for job in jobs], timeout=120)
     for rows, job, (text, options) in zip(seen, jobs, puzzles, strict=True):
