@@ -49,7 +49,14 @@ def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
         return sock.connect_ex((host, port)) == 0
 
 
-def redis_argv(binary: str, port: int, data_dir: Path) -> list[str]:
+#: Redis's appendfsync policies (REDIS_APPENDFSYNC): `everysec`, the default, survives a kill of
+#: Redis itself with every acknowledged write (the file is written before Redis answers) and
+#: loses at most the last second to a crash of the machine; `always` closes that window too, at
+#: an fsync per write (BENCHMARKS.md: its cost per submit); `no` leaves flushing to the kernel.
+FSYNC_POLICIES = ("always", "everysec", "no")
+
+
+def redis_argv(binary: str, port: int, data_dir: Path, fsync: str = "everysec") -> list[str]:
     """Command line for a loopback-only server that keeps every write in an append-only file."""
     return [
         binary,
@@ -59,9 +66,10 @@ def redis_argv(binary: str, port: int, data_dir: Path) -> list[str]:
         "--daemonize", "no",
         "--dir", str(data_dir),
         "--logfile", str(data_dir / "redis.log"),
-        # Jobs and queued messages must survive a restart: log every write, fsync once a second.
+        # Jobs and queued messages must survive a restart: log every write, fsync once a second
+        # (or as REDIS_APPENDFSYNC says).
         "--appendonly", "yes",
-        "--appendfsync", "everysec",
+        "--appendfsync", fsync,
         "--save", "",
         # A broker must refuse writes when full rather than silently drop queued jobs; with a
         # maxmemory, new enumerations are refused (503) above ALPHAMETIC_MEMORY_WATERMARK of it

@@ -17,6 +17,7 @@ from typing import IO
 
 from scripts.console import open_log, ready_block, relative, show_tail
 from scripts.embedded_redis import (
+    FSYNC_POLICIES,
     RedisStartError,
     free_port,
     log_tail,
@@ -62,6 +63,7 @@ class RunConfig:
     redis_url: str | None
     var_dir: Path
     flower: FlowerConfig | None = None
+    fsync: str = "everysec"  # the embedded Redis's appendfsync (REDIS_APPENDFSYNC)
 
     @property
     def log_dir(self) -> Path:
@@ -70,10 +72,15 @@ class RunConfig:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], root: Path) -> RunConfig:
-        """Read PORT, SOLVE_WORKERS, ENUMERATE_WORKERS, WEB_CONCURRENCY, REDIS_URL, FLOWER_*."""
+        """Read PORT, SOLVE_WORKERS, ENUMERATE_WORKERS, WEB_CONCURRENCY, REDIS_URL, FLOWER_*,
+        REDIS_APPENDFSYNC."""
         port = _int_env(env, "PORT", 8000)
         if port > 65535:
             raise UsageError(f"PORT must be at most 65535, got {port}")
+        fsync = env.get("REDIS_APPENDFSYNC", "").strip().lower() or "everysec"
+        if fsync not in FSYNC_POLICIES:
+            choices = ", ".join(FSYNC_POLICIES)
+            raise UsageError(f"REDIS_APPENDFSYNC must be one of {choices}, got {fsync!r}")
         try:
             flower = FlowerConfig.from_env(env)
         except FlowerSettingsError as exc:
@@ -86,6 +93,7 @@ class RunConfig:
             redis_url=env.get("REDIS_URL", "").strip() or None,
             var_dir=root / "var",
             flower=flower,
+            fsync=fsync,
         )
 
 
@@ -133,15 +141,18 @@ def secret_key(var_dir: Path) -> str:
     return path.read_text().strip()
 
 
-def start_redis(sup: Supervisor, var_dir: Path, stop: StopRequest) -> tuple[Child, str]:
+def start_redis(
+    sup: Supervisor, var_dir: Path, stop: StopRequest, fsync: str = "everysec"
+) -> tuple[Child, str]:
     """Start the embedded Redis and wait until it answers; return it and its URL."""
     binary = redis_binary()
     data_dir = var_dir / "redis"
     data_dir.mkdir(parents=True, exist_ok=True)
     port = free_port()
     url = f"redis://127.0.0.1:{port}/0"
-    say(f"redis: starting {binary} on 127.0.0.1:{port}, append-only data in {data_dir}")
-    child = sup.start("redis", redis_argv(binary, port, data_dir))
+    say(f"redis: starting {binary} on 127.0.0.1:{port}, append-only data in {data_dir} "
+        f"(appendfsync {fsync})")  # fmt: skip
+    child = sup.start("redis", redis_argv(binary, port, data_dir, fsync))
     try:
         wait_ready(url, alive=lambda: child.proc.poll() is None and not stop.requested)
     except RedisStartError as exc:
@@ -235,7 +246,7 @@ def serve(config: RunConfig, root: Path, stop: StopRequest) -> int:
     code = 0
     try:
         if config.redis_url is None:
-            redis_child, sup.env["REDIS_URL"] = start_redis(sup, config.var_dir, stop)
+            redis_child, sup.env["REDIS_URL"] = start_redis(sup, config.var_dir, stop, config.fsync)
         else:
             say(f"redis: using REDIS_URL={config.redis_url}")
         parts = ["web", "solve", "enumerate"] + (["flower"] if config.flower else [])

@@ -30,11 +30,19 @@ def test_settings_defaults_and_empty_values(tmp_path: Path) -> None:
     assert config.enumerate_workers >= 1
     assert config.redis_url is None
     assert config.var_dir == tmp_path / "var"
+    assert config.fsync == "everysec"
     config = RunConfig.from_env({"ENUMERATE_WORKERS": "4", "REDIS_URL": "redis://h:1/0"}, tmp_path)
     assert config.enumerate_workers == 4 and config.redis_url == "redis://h:1/0"
+    assert RunConfig.from_env({"REDIS_APPENDFSYNC": " Always "}, tmp_path).fsync == "always"
 
 
-BAD = [{"PORT": "http"}, {"PORT": "70000"}, {"SOLVE_WORKERS": "0"}, {"ENUMERATE_WORKERS": "-2"}]
+BAD = [
+    {"PORT": "http"},
+    {"PORT": "70000"},
+    {"SOLVE_WORKERS": "0"},
+    {"ENUMERATE_WORKERS": "-2"},
+    {"REDIS_APPENDFSYNC": "sometimes"},
+]
 
 
 @pytest.mark.parametrize("env", BAD)
@@ -80,13 +88,14 @@ def test_second_run_on_the_same_var_is_refused(tmp_path: Path) -> None:
 
 
 def test_embedded_redis_persists_across_restarts(tmp_path: Path) -> None:
-    """The append-only server keeps a write through a stop and start, and stops on SIGTERM."""
+    """The append-only server keeps a write through a stop and start, and stops on SIGTERM;
+    its fsync policy is everysec unless REDIS_APPENDFSYNC (RunConfig.fsync) says otherwise."""
     binary = redis_binary(path=str(tmp_path))
     sup = Supervisor(tmp_path, {})
-    for attempt in range(2):
+    for attempt, fsync in enumerate(("everysec", "always")):
         port = free_port()
         url = f"redis://127.0.0.1:{port}/0"
-        child = sup.start("redis", redis_argv(binary, port, tmp_path))
+        child = sup.start("redis", redis_argv(binary, port, tmp_path, fsync))
         try:
             wait_ready(url, alive=lambda c=child: c.proc.poll() is None)  # type: ignore[misc]
             client = redis.Redis.from_url(url)
@@ -94,7 +103,7 @@ def test_embedded_redis_persists_across_restarts(tmp_path: Path) -> None:
                 client.set("kept", "yes")
             else:
                 assert client.get("kept") == b"yes"
-            assert client.config_get("appendfsync") == {"appendfsync": "everysec"}
+            assert client.config_get("appendfsync") == {"appendfsync": fsync}
             client.close()
         finally:
             sup.stop([child], timeout=5)
