@@ -14,6 +14,7 @@ kombu's sentinel transport (worker/celery_app.py).
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import threading
 import time
@@ -30,9 +31,14 @@ from redis.sentinel import Sentinel, SentinelConnectionPool
 
 from .settings import Settings
 
-# Seconds a script call waits for a replica to confirm its writes (Sentinel only; at most half
-# the socket timeout, so WAIT answers before the socket gives up on it).
+# Seconds a script call waits for the replicas to confirm its writes (Sentinel only; at most
+# half the socket timeout, so WAIT answers before the socket gives up on it).
 REPLICA_WAIT = 1.0
+# How long a reading of the master's connected replicas is used before it is read again (and
+# after a write they did not all confirm, it is read again at once).
+REPLICAS_FRESH = 1.0
+
+log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -144,9 +150,11 @@ def follow_master(settings: Settings) -> redis.Redis:
     if settings.redis_sentinel_password:
         timeouts["password"] = settings.redis_sentinel_password
     sentinel = Sentinel(settings.sentinels, sentinel_kwargs=timeouts)
-    return sentinel.master_for(
+    client = sentinel.master_for(
         settings.redis_sentinel_master, **credentials, **client_options(settings)
     )
+    _replicas[id(client.connection_pool)] = Replicas(settings.min_replicas)
+    return client
 
 
 # redis.exceptions is untyped here: subclassing its ConnectionError is Any to mypy.
@@ -154,27 +162,91 @@ class NotReplicated(redis.exceptions.ConnectionError):  # type: ignore[misc]
     """No replica confirmed a write in time: it may or may not survive a failover."""
 
 
+class Replicas:
+    """The replicas connected to the master a Sentinel-managed client writes to, as last read
+    (INFO replication, at most once per REPLICAS_FRESH), and the floor below which its writes
+    are refused (Settings.min_replicas). A change is logged once."""
+
+    def __init__(self, floor: int) -> None:
+        self.floor = floor
+        self.connected: int | None = None
+        self.read_at = 0.0
+        self._lock = threading.Lock()
+
+    def now(self, client: redis.Redis) -> int:
+        """The replicas connected now (a reading up to REPLICAS_FRESH old)."""
+        with self._lock:
+            if self.connected is not None and time.monotonic() - self.read_at < REPLICAS_FRESH:
+                return self.connected
+        connected = int(client.info("replication").get("connected_slaves", 0))
+        with self._lock:
+            if connected != self.connected:
+                self.log_change(connected)
+            self.connected, self.read_at = connected, time.monotonic()
+        return connected
+
+    def log_change(self, connected: int) -> None:
+        """One line for each change of the count: what it means for writes."""
+        if connected < self.floor:
+            level, meaning = logging.WARNING, "writes refused"
+        elif connected == 0:
+            level, meaning = logging.WARNING, "degraded: writes go on unconfirmed"
+        else:
+            level, meaning = logging.INFO, "writes confirmed by each"
+        log.log(level, "redis: %d replica(s) connected to the master (floor %d): %s",
+                connected, self.floor, meaning)  # fmt: skip
+
+    def forget(self) -> None:
+        """Read them again at the next write (a write they did not all confirm)."""
+        with self._lock:
+            self.read_at = 0.0
+
+
+_replicas: dict[int, Replicas] = {}
+
+
+def replicas_of(client: redis.Redis) -> Replicas | None:
+    """The replica reading of a Sentinel-managed client (None for a plain one)."""
+    return _replicas.get(id(client.connection_pool))
+
+
 def replicated(client: redis.Redis, run: Callable[[Pipeline | None], R]) -> R:
-    """Run one script call and, on a Sentinel-managed client, make sure a replica has its
-    writes too before returning, so a failover cannot lose what was confirmed.
+    """Run one script call and, on a Sentinel-managed client, make sure every replica
+    connected to the master has its writes too before returning, so whichever one a failover
+    promotes holds everything confirmed.
 
     `run(pipe)` queues the call on `pipe` (or runs it at once when given None). WAIT counts
     only the writes of its own connection, so the call and the WAIT go down one connection as
-    a pipeline (not MULTI: WAIT never blocks inside one). Raises NotReplicated (a connection
-    error: the store answers Unavailable, a worker retries) when no replica confirmed within
-    REPLICA_WAIT; the writes may exist on the master all the same.
+    a pipeline (not MULTI: WAIT never blocks inside one). A master with no replica (its only
+    one died, or was just promoted) confirms at once, unless that is below the floor
+    (ALPHAMETIC_MIN_REPLICAS): then nothing is run and NotReplicated says why. Raises
+    NotReplicated (a connection error: the store answers Unavailable, a worker retries) when
+    the connected replicas did not all confirm within REPLICA_WAIT; the writes may exist on
+    the master all the same.
     """
     pool = client.connection_pool
     if not isinstance(pool, SentinelConnectionPool):
+        return run(None)
+    replicas = replicas_of(client) or Replicas(0)
+    want = replicas.now(client)
+    if want < replicas.floor:
+        replicas.forget()
+        raise NotReplicated(
+            f"{want} replica(s) connected, {replicas.floor} required (ALPHAMETIC_MIN_REPLICAS)"
+        )
+    if want == 0:
         return run(None)
     timeout = pool.connection_kwargs.get("socket_timeout") or 2 * REPLICA_WAIT
     wait_ms = int(min(REPLICA_WAIT, timeout / 2) * 1000)
     with client.pipeline(transaction=False) as pipe:
         run(pipe)
-        pipe.wait(1, wait_ms)
-        reply, replicas = pipe.execute()
-    if int(replicas) < 1:
-        raise NotReplicated(f"no replica confirmed the write within {wait_ms} ms")
+        pipe.wait(want, wait_ms)
+        reply, confirmed = pipe.execute()
+    if int(confirmed) < want:
+        replicas.forget()
+        raise NotReplicated(
+            f"{confirmed} of {want} replica(s) confirmed the write within {wait_ms} ms"
+        )
     return cast(R, reply)
 
 

@@ -46,6 +46,7 @@ ENV_NAMES: dict[str, str] = {
     "redis_sentinels": "REDIS_SENTINELS",
     "redis_sentinel_master": "REDIS_SENTINEL_MASTER",
     "redis_sentinel_password": "REDIS_SENTINEL_PASSWORD",
+    "min_replicas": "ALPHAMETIC_MIN_REPLICAS",
 }
 
 
@@ -97,6 +98,10 @@ class Settings:
     redis_sentinels: str = ""
     redis_sentinel_master: str = "mymaster"
     redis_sentinel_password: str = ""  # the sentinels' own requirepass, if they have one
+    # With Sentinel, a write is confirmed once every replica connected at the time has it;
+    # below this many connected replicas, writes are refused (503) instead. 0: a master with
+    # no replica left (the other one died, or was promoted) keeps accepting, degraded.
+    min_replicas: int = 0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -129,6 +134,8 @@ class Settings:
             raise ConfigError("need shard window >= 1, time slice > 0, per-client budget >= 0")
         if not 0 < self.memory_watermark <= 1:
             raise ConfigError("ALPHAMETIC_MEMORY_WATERMARK must be in (0, 1]")
+        if self.min_replicas < 0:
+            raise ConfigError("ALPHAMETIC_MIN_REPLICAS must be >= 0")
         if self.redis_sentinels and not self.redis_sentinel_master:
             raise ConfigError("REDIS_SENTINEL_MASTER must name the master the sentinels watch")
         self.sentinels  # noqa: B018 (parsing them is the check)
