@@ -217,9 +217,11 @@ def queues(store: JobStore) -> dict[str, dict[str, int]]:
 
 
 def redis_figures(store: JobStore) -> dict[str, float]:
-    """The storage figures of Redis the system relies on (memory and persistence)."""
+    """The storage figures of Redis the system relies on (memory, persistence, replicas)."""
     memory, persistence = store.redis.info("memory"), store.redis.info("persistence")
+    replication = store.redis.info("replication")
     figures = {
+        "connected_slaves": replication.get("connected_slaves", 0),
         "used_memory": memory.get("used_memory", 0),
         "maxmemory": memory.get("maxmemory", 0),
         "aof_enabled": persistence.get("aof_enabled", 0),

@@ -346,12 +346,22 @@ class JobStore:
         return snapshot(self.redis, self.prefix, self.settings.heartbeat_interval)
 
     def health(self) -> dict[str, Any]:
-        """{"redis": reachable, "workers": {queue: workers with a recent heartbeat}}."""
+        """{"redis": reachable, "workers": {queue: workers with a recent heartbeat},
+        "replicas": {"connected": replicas of the master, "floor": fewest writes need}}."""
         try:
             workers = self._workers()
+            replicas = self._replicas()
         except Unavailable:
             return {"redis": False, "workers": dict.fromkeys(QUEUES, 0)}
-        return {"redis": True, "workers": workers}
+        return {"redis": True, "workers": workers, "replicas": replicas}
+
+    @guarded
+    def _replicas(self) -> dict[str, int]:
+        """The replicas connected to the master, and the floor below which writes are refused
+        (ALPHAMETIC_MIN_REPLICAS: enforced with Sentinel only, else 0)."""
+        connected = int(self.redis.info("replication").get("connected_slaves", 0))
+        floor = self.settings.min_replicas if self.settings.redis_sentinels else 0
+        return {"connected": connected, "floor": floor}
 
     @guarded
     def _workers(self) -> dict[str, int]:

@@ -19,13 +19,16 @@ def healthz() -> Response:
 
 @bp.get("/readyz")
 def readyz() -> Response:
-    """Answer 200 when Redis answers and every queue has a worker, else 503."""
+    """Answer 200 when Redis answers, takes writes (replicas at their floor) and every queue
+    has a worker, else 503."""
     try:
         health = dict(store().health())
     except Unavailable:
         health = {"redis": False, "workers": {}}
     workers = health.get("workers") or {}
+    replicas = health.get("replicas") or {"connected": 0, "floor": 0}
     ready = bool(health.get("redis")) and all(workers.get(q, 0) >= 1 for q in QUEUES)
+    ready = ready and replicas["connected"] >= replicas["floor"]
     try:
         engine = describe()  # which engine this process runs: native or python (and why)
     except EngineError as exc:

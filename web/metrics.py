@@ -32,6 +32,10 @@ bp = Blueprint("metrics", __name__)
 
 # Redis figures: stats key -> (metric name, help).
 REDIS = {
+    "connected_slaves": (
+        "alphametic_redis_replicas_connected",
+        "Replicas connected to the master (with Sentinel, each confirms every write).",
+    ),
     "used_memory": ("alphametic_redis_memory_used_bytes", "Memory Redis uses (INFO used_memory)."),
     "maxmemory": ("alphametic_redis_memory_max_bytes", "Redis maxmemory (0: no limit)."),
     "used_memory_peak": ("alphametic_redis_memory_peak_bytes", "Peak memory Redis used."),

@@ -246,6 +246,17 @@ def schemas(max_page: int) -> dict[str, Any]:
                 "status": {"type": "string", "enum": ["ok", "ready", "not ready"]},
                 "redis": {"type": "boolean"},
                 "workers": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "replicas": {
+                    "type": "object",
+                    "required": ["connected", "floor"],
+                    "properties": {
+                        "connected": {"type": "integer", "minimum": 0},
+                        "floor": {"type": "integer", "minimum": 0},
+                    },
+                    "description": "Replicas connected to the Redis master, and the fewest "
+                    "that writes need (ALPHAMETIC_MIN_REPLICAS, with Sentinel): below it, "
+                    "not ready. 0 connected with Sentinel: writes go on, degraded.",
+                },
                 "engine": {
                     "type": "string",
                     "description": "Which engine runs plain sums here: native or python (why).",
