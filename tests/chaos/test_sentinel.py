@@ -2,14 +2,15 @@
 
 Master, one replica and three sentinels on loopback (tests/support/sentinel.py); real celery
 workers and a real gunicorn, all following the master through REDIS_SENTINELS. Every script
-write is confirmed by the replica (WAIT 1), so with one replica the one promoted has them all
-(with two, Sentinel may promote the one that did not confirm). The promoted replica then has
-no replica of its own, so writes answer 503 until the dead server is back as its replica: the
-test revives it as a supervisor would.
+write is confirmed by each replica connected to the master (WAIT n), so the one promoted has
+them all. The promoted replica has no replica of its own: writes go on, degraded, and the
+failover test revives the dead server as a supervisor would; the replica's own death leaves
+the master accepting, and ALPHAMETIC_MIN_REPLICAS refuses writes below its floor.
 """
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 import uuid
@@ -21,7 +22,7 @@ import pytest
 import requests
 from kombu import Connection
 
-from jobstore import JobStore, Mode, Settings, State
+from jobstore import JobStore, Mode, Settings, State, Unavailable
 from jobstore.settings import ConfigError
 from tests.support.chaos import MEDIUM, SMALL, mismatch, ran_once, wait_done, wait_until
 from tests.support.sentinel import SentinelSetup, SentinelUnsupported
@@ -126,8 +127,7 @@ def test_master_killed_under_submissions_loses_no_accepted_job(
         wait_until(lambda: len(stream.accepted()) >= 20, 30, "20 submissions accepted", 0.05)
         dead = setup.kill_master()  # returns once the process is gone
         killed_at = time.monotonic()
-        # The promoted replica has no replica left to confirm writes: its supervisor brings
-        # the dead server back (empty) as the new master's replica.
+        # Its supervisor brings the dead server back (empty) as the new master's replica.
         setup.revive(dead)
         revived = time.monotonic() - killed_at
         # 202 again for a submission sent after the kill, then a while of steady traffic.
@@ -169,6 +169,77 @@ def test_master_killed_under_submissions_loses_no_accepted_job(
     assert not wrong, wrong
     assert any(job.mode is Mode.ENUMERATE for job in jobs)  # enumerations ran through it
     print(f"sentinel failover: {len(jobs)} accepted jobs all succeeded, each ran once")
+
+
+def test_the_replica_killed_under_submissions_leaves_the_master_accepting(
+    settings: Settings,
+    sentinel_setup: SentinelSetup,
+    worker_factory: Any,
+    web_factory: Any,
+    store_factory: Any,
+) -> None:
+    """kill -9 of the only replica, nobody bringing it back: the master goes on accepting
+    (each write confirmed by the replicas connected: none), the metric says 0, and every
+    accepted job succeeds. Before, every write waited for one replica: 503 for as long as
+    the replica stayed dead, and jobs accepted before it stayed queued or running."""
+    setup = sentinel_setup
+    mine = settings.replace(
+        redis_url=f"redis://127.0.0.1:{setup.master_port()}/0",
+        redis_sentinels=setup.addresses,
+        key_prefix=f"sentinel-{uuid.uuid4().hex[:8]}",
+    )
+    worker_factory(mine, "solve,enumerate", concurrency=2)
+    web = web_factory(mine)
+    store: JobStore = store_factory(mine)
+    stream = Stream(web.url, interval=0.1)
+    stream.start()
+    try:
+        wait_until(lambda: len(stream.accepted()) >= 10, 30, "10 submissions accepted", 0.05)
+        replica = setup.replicas[0]
+        replica.stop(signal.SIGKILL)
+        killed_at = time.monotonic()
+        wait_until(
+            lambda: sum(a.sent > killed_at + 3 for a in stream.accepted()) >= 20,
+            30,
+            "20 submissions accepted after the replica died",
+            0.05,
+        )
+    finally:
+        stream.stop.set()
+        stream.join(15)
+    late = [a.status for a in stream.answers if a.sent > killed_at + 3]
+    assert late and all(status == 202 for status in late), late
+    metrics = requests.get(f"{web.url}/metrics", timeout=10).text
+    assert "alphametic_redis_replicas_connected 0.0" in metrics
+    ready = requests.get(f"{web.url}/readyz", timeout=10)
+    assert ready.status_code == 200 and ready.json()["replicas"] == {"connected": 0, "floor": 0}
+    ids = list(dict.fromkeys(a.job_id for a in stream.accepted()))
+    jobs = wait_done(store, ids, timeout=90)
+    assert len(jobs) == len(ids)
+    failed = [(j.puzzle, j.options, j.state, j.error) for j in jobs if j.state != State.SUCCEEDED]
+    assert not failed, failed
+
+
+def test_below_the_replica_floor_writes_are_refused_and_not_written(
+    settings: Settings, sentinel_setup: SentinelSetup, store_factory: Any
+) -> None:
+    """ALPHAMETIC_MIN_REPLICAS above the replicas connected: a submission is refused
+    (Unavailable: the API's 503) before anything is written; at the floor it is accepted."""
+    setup = sentinel_setup
+    base = settings.replace(
+        redis_url=f"redis://127.0.0.1:{setup.master_port()}/0",
+        redis_sentinels=setup.addresses,
+        key_prefix=f"sentinel-{uuid.uuid4().hex[:8]}",
+    )
+    strict: JobStore = store_factory(base.replace(min_replicas=2))
+    with pytest.raises(Unavailable, match="1 replica.*2 required"):
+        strict.submit("solve", "SEND + MORE = MONEY")
+    assert not strict.redis.keys(f"{base.key_prefix}:job:*")  # nothing left behind
+    assert strict.health()["replicas"] == {"connected": 1, "floor": 2}  # /readyz: not ready
+    fine: JobStore = store_factory(base.replace(min_replicas=1))
+    job = fine.submit("solve", "SEND + MORE = MONEY")
+    assert fine.get(job.id) is not None
+    assert fine.health()["replicas"] == {"connected": 1, "floor": 1}
 
 
 def test_sentinel_workers_config_names_the_master(settings: Settings) -> None:
