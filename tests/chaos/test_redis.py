@@ -251,7 +251,10 @@ def test_sharded_job_whose_shard_messages_were_lost_still_completes(
 ) -> None:
     """Shard messages parked unacknowledged while the first shard runs are sent again: the
     job completes with the engine's list, each shard run once."""
-    mine = fresh_settings(**SHARDING)
+    # Every shard queued at once (a window of all of them): while the first runs, the rest
+    # wait in the lane for the whole job's time (with a window of 4, only the next three
+    # did, a second or so with the native core, and a loaded machine's poll could miss it).
+    mine = fresh_settings(**SHARDING, shard_window=64)
     worker = worker_factory(mine, "enumerate")
     store: JobStore = store_factory(mine)
     job = store.submit("enumerate", *SHARDED)

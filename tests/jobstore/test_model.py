@@ -185,7 +185,11 @@ def test_every_key_has_a_ttl(quiet: JobStore) -> None:
 
 def test_health_without_workers(quiet: JobStore) -> None:
     """Health answers with Redis up and no workers heard from."""
-    assert quiet.health() == {"redis": True, "workers": {"solve": 0, "enumerate": 0}}
+    assert quiet.health() == {
+        "redis": True,
+        "workers": {"solve": 0, "enumerate": 0},
+        "replicas": {"connected": 0, "floor": 0},
+    }
 
 
 def test_succeeded_job_is_reused_but_not_a_cancelled_one(quiet: JobStore) -> None:
