@@ -1,9 +1,10 @@
 """Estimate benchmark: alphametic.seconds() against the measured CPU time of each search.
 
-Every puzzle of bench/estimates.json is counted (and listed, where its entry says so) on one
-core with fresh caches; the table gives the estimate, the measured CPU seconds and their
-ratio, then the worst ratios both ways. CPU time, not wall time: the machine is shared, and
-the estimate is of the search's own work. `--candidates` screens the candidate puzzles below
+Every puzzle of bench/estimates.json is counted (and listed as a job's run hands solutions
+out, where its entry says so) on one core with fresh caches; the table gives the estimate,
+the measured CPU seconds and their ratio, then the worst ratios both ways. CPU time, not
+wall time: the machine is shared, and the estimate is of the search's own work.
+`--candidates` screens the candidate puzzles below
 (a short capped count, extrapolated by its progress) and rewrites the set with those whose
 search looks like 0.2-60 s; the full run then measures each one completely.
 
@@ -145,13 +146,44 @@ def fresh(puzzle: Puzzle) -> None:
     search_module._measure.cache_clear()  # the estimate's own cache
 
 
+# Raw digits 0..35 -> the job store's compact characters (worker/run.py's TO_TEXT).
+TO_TEXT = bytes.maketrans(bytes(range(36)), b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+BATCH = 1000  # solutions a job's run encodes at a time (Settings.flush_size)
+
+
+def handed_out(search: Search, puzzle: Puzzle) -> int:
+    """List every solution as a job's run hands them out (worker/run.py take_batch: batches
+    encoded to compact text and counted into the letter x digit grid), not the bare engine's
+    iteration: alphametic.seconds(enumerate=True) is what an enumeration job takes."""
+    width, base = len(puzzle.letters), puzzle.base
+    grid = [[0] * base for _ in range(width)]
+    pending: list[tuple[int, ...]] = []
+    found = 0
+
+    def flush() -> int:
+        raw = b"".join(map(bytes, pending))
+        pending.clear()
+        for position, row in enumerate(grid):
+            column = raw[position::width]
+            for digit in range(base):
+                row[digit] += column.count(digit)
+        raw.translate(TO_TEXT).decode()
+        return len(raw) // width
+
+    for solution in search.solutions():
+        pending.append(solution)
+        if len(pending) >= BATCH:
+            found += flush()
+    return found + flush()
+
+
 def measure(puzzle: Puzzle, listing: bool, cap: float) -> tuple[float, bool, int]:
     """(CPU seconds, whether it finished, solutions) of one count or listing, cut at cap."""
     fresh(puzzle)
     start = time.process_time()
     search = Search(puzzle, check=lambda _s: time.process_time() - start > cap)
     if listing:
-        found = sum(1 for _ in search.solutions())
+        found = handed_out(search, puzzle)
     else:
         found = search.count()
     spent = time.process_time() - start
