@@ -88,6 +88,15 @@ class Stream(threading.Thread):
         return [a for a in list(self.answers) if a.status == 202]
 
 
+def following(settings: Settings, setup: SentinelSetup) -> Settings:
+    """Settings of a deployment of its own that follows the setup's sentinels."""
+    return settings.replace(
+        redis_url=f"redis://127.0.0.1:{setup.master_port()}/0",
+        redis_sentinels=setup.addresses,
+        key_prefix=f"sentinel-{uuid.uuid4().hex[:8]}",
+    )
+
+
 @pytest.fixture()
 def sentinel_setup() -> Iterator[SentinelSetup]:
     """A started master, its replica and three sentinels, removed afterwards."""
@@ -113,11 +122,7 @@ def test_master_killed_under_submissions_loses_no_accepted_job(
     and none of them runs to success twice."""
     setup = sentinel_setup
     first_master = setup.master_port()
-    mine = settings.replace(
-        redis_url=f"redis://127.0.0.1:{first_master}/0",
-        redis_sentinels=setup.addresses,
-        key_prefix=f"sentinel-{uuid.uuid4().hex[:8]}",
-    )
+    mine = following(settings, setup)
     workers = [worker_factory(mine, "solve,enumerate", concurrency=2) for _ in range(2)]
     web = web_factory(mine)
     store: JobStore = store_factory(mine)
@@ -183,11 +188,7 @@ def test_the_replica_killed_under_submissions_leaves_the_master_accepting(
     accepted job succeeds. Before, every write waited for one replica: 503 for as long as
     the replica stayed dead, and jobs accepted before it stayed queued or running."""
     setup = sentinel_setup
-    mine = settings.replace(
-        redis_url=f"redis://127.0.0.1:{setup.master_port()}/0",
-        redis_sentinels=setup.addresses,
-        key_prefix=f"sentinel-{uuid.uuid4().hex[:8]}",
-    )
+    mine = following(settings, setup)
     worker_factory(mine, "solve,enumerate", concurrency=2)
     web = web_factory(mine)
     store: JobStore = store_factory(mine)
@@ -226,11 +227,7 @@ def test_below_the_replica_floor_writes_are_refused_and_not_written(
     """ALPHAMETIC_MIN_REPLICAS above the replicas connected: a submission is refused
     (Unavailable: the API's 503) before anything is written; at the floor it is accepted."""
     setup = sentinel_setup
-    base = settings.replace(
-        redis_url=f"redis://127.0.0.1:{setup.master_port()}/0",
-        redis_sentinels=setup.addresses,
-        key_prefix=f"sentinel-{uuid.uuid4().hex[:8]}",
-    )
+    base = following(settings, setup)
     strict: JobStore = store_factory(base.replace(min_replicas=2))
     with pytest.raises(Unavailable, match="1 replica.*2 required"):
         strict.submit("solve", "SEND + MORE = MONEY")
