@@ -18,7 +18,7 @@ import alphametic
 
 from . import shards
 from .admission import STORAGE_RETRY, StorageFull, TooManyJobs, fingerprint, normalise
-from .connection import UNREACHABLE, Breaker, Unavailable, connect, guarded
+from .connection import UNREACHABLE, Breaker, Unavailable, connect, guarded, replicas_of
 from .holders import holder_field, withdraw
 from .keys import Keys
 from .lanes import lane_for, turn_keys
@@ -358,10 +358,10 @@ class JobStore:
     @guarded
     def _replicas(self) -> dict[str, int]:
         """The replicas connected to the master, and the floor below which writes are refused
-        (ALPHAMETIC_MIN_REPLICAS: enforced with Sentinel only, else 0)."""
+        (the one connection.replicated enforces: a Sentinel client's, else 0)."""
         connected = int(self.redis.info("replication").get("connected_slaves", 0))
-        floor = self.settings.min_replicas if self.settings.redis_sentinels else 0
-        return {"connected": connected, "floor": floor}
+        replicas = replicas_of(self.redis)
+        return {"connected": connected, "floor": replicas.floor if replicas else 0}
 
     @guarded
     def _workers(self) -> dict[str, int]:
