@@ -1,4 +1,4 @@
-"""Build the optional native core (alphametic/_native.c); install without it if that fails.
+"""Build the optional native core (alphametic/linear/_native.c); install without it if that fails.
 
 The pure-Python engine is the reference and runs everything, so a machine without a C
 compiler still installs the project (markupsafe's pattern), with one line saying so. With
@@ -51,6 +51,8 @@ class OptionalBuildExt(build_ext):
 
 
 setup(
-    ext_modules=[Extension("alphametic._native", ["alphametic/_native.c"], optional=False)],
+    ext_modules=[
+        Extension("alphametic.linear._native", ["alphametic/linear/_native.c"], optional=False)
+    ],
     cmdclass={"build_ext": OptionalBuildExt},
 )

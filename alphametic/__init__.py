@@ -1,6 +1,13 @@
-"""Alphametic puzzles: parse, search, render (standard library only)."""
+"""Alphametic puzzles: parse, search, render (standard library only).
 
-from .puzzle import (
+Folders: language/ (puzzle text -> Puzzle, options, errors) · linear/ (the plain-sum engine
+and its optional compiled core) · steps/ (the expression engine) · explain/ (explanations and
+their texts per language) · cli/ (the command line). Modules: search.py (exact, stoppable
+search over either engine; sizes, estimates and shards) · render.py (a solution as a column
+sum, a table or a line) · __main__.py (python -m alphametic).
+"""
+
+from .language.puzzle import (
     MAX_CHARS,
     MAX_TERMS,
     LeadingZeros,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .puzzle import Puzzle, Term
+from .language.puzzle import Puzzle, Term
 
 __all__ = ["digit_char", "render_equations", "render_line", "render_sum", "render_table"]
 

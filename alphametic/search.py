@@ -1,7 +1,7 @@
 """Exact, stoppable backtracking search: plain sums in coefficient form, others by steps.
 
-A plain sum (sum(c * digit) == 0) runs the coefficient engine (plan.py, core.py, counting.py);
-any other puzzle runs the step search (schedule.py, walker.py). Both report progress, call
+A plain sum (sum(c * digit) == 0) runs the coefficient engine (linear/); any other puzzle
+runs the step search (steps/). Both report progress, call
 the check hook and stop the same way.
 """
 
@@ -14,14 +14,14 @@ from functools import lru_cache
 from time import monotonic
 from typing import NamedTuple
 
-from . import walker
-from .bounds import window
-from .core import MEMO_CAP, PROBE, Run, Solution, Tally
-from .native import cores, runs_native
-from .plan import Plan, plan_for
-from .puzzle import Puzzle
-from .schedule import Model
-from .walker import Walk, model_for
+from .language.puzzle import Puzzle
+from .linear.bounds import window
+from .linear.core import MEMO_CAP, PROBE, Run, Solution, Tally
+from .linear.native import cores, runs_native
+from .linear.plan import Plan, plan_for
+from .steps import walker
+from .steps.schedule import Model
+from .steps.walker import Walk, model_for
 
 __all__ = ["Search", "Size", "as_dict", "count", "estimate", "seconds", "shards", "size", "solve"]
 
@@ -42,7 +42,7 @@ WINDOW_TURNS = 0.2
 # calibrates them), per solution handed out by a listing, and per search set up.
 STEP_SECONDS = 1.2e-6
 LINEAR_SECONDS = 0.3e-6
-# A loop turn of the native core (alphametic/_native.c): 2.6-12 ns over the sums of
+# A loop turn of the native core (alphametic/linear/_native.c): 2.6-12 ns over the sums of
 # bench/estimates.json (median 8.6 ns); 7 keeps all within 3x both ways (the memo-heavy
 # A + BC + DEF + GHIJ = KLMNO, base 16, is the fastest per turn).
 NATIVE_LINEAR_SECONDS = 7e-9

@@ -25,8 +25,8 @@ import expressions  # noqa: E402
 from corpus import corpus  # noqa: E402
 
 from alphametic import Puzzle, Search, parse  # noqa: E402
-from alphametic.native import ENV, is_built  # noqa: E402
-from alphametic.plan import forget_plans  # noqa: E402
+from alphametic.linear.native import ENV, is_built  # noqa: E402
+from alphametic.linear.plan import forget_plans  # noqa: E402
 
 CONFORMANCE = ROOT / "tests" / "data" / "exercism-alphametics.json"
 # The yardstick lives beside the clone (../shared/peers), or two levels up from a worktree.

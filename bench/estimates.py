@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 from alphametic import Puzzle, Search, parse, seconds  # noqa: E402
 from alphametic import search as search_module  # noqa: E402
-from alphametic.plan import forget_plans  # noqa: E402
-from alphametic.walker import model_for  # noqa: E402
+from alphametic.linear.plan import forget_plans  # noqa: E402
+from alphametic.steps.walker import model_for  # noqa: E402
 
 SET = ROOT / "bench" / "estimates.json"
 LOW, HIGH = 0.2, 60.0  # seconds of search the set is chosen for

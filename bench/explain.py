@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from alphametic import parse  # noqa: E402
-from alphametic.explain import explain  # noqa: E402
+from alphametic.explain.walkthrough import explain  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 

@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from naive import naive_count  # noqa: E402
 
 from alphametic import Search, parse  # noqa: E402
-from alphametic.plan import forget_plans  # noqa: E402
-from alphametic.walker import model_for  # noqa: E402
+from alphametic.linear.plan import forget_plans  # noqa: E402
+from alphametic.steps.walker import model_for  # noqa: E402
 
 CORPUS = ROOT / "bench" / "expressions.json"
 # enigma.py's SubstitutedExpression on a 77-puzzle corpus of these kinds (../shared/notes).

@@ -39,7 +39,7 @@ LONG = ("A + B + C + D + E = F + G + H + I", {"base": 16})
 def engine_seconds(puzzle: str) -> float:
     """Parse plus first solution in this process: the engine's own share of a solve job."""
     # Uncached, as a worker meets a new puzzle: the engine keeps recent puzzles' plans.
-    forget = getattr(importlib.import_module("alphametic.plan"), "forget_plans", None)
+    forget = getattr(importlib.import_module("alphametic.linear.plan"), "forget_plans", None)
     if forget is not None:
         forget()
     started = time.perf_counter()

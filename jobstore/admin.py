@@ -1,9 +1,9 @@
 """What an operator asks of the store: jobs listed by state, mode and client; re-queues; figures;
 and the count of wrong admin tokens each client address sent (the web's throttle).
 
-Read by web/admin.py and web/metrics.py. Every job id is in the sorted set Keys.jobs (scored by
-creation time); a record that expired leaves its id behind, so listing prunes such ids as it
-meets them.
+Read by web/admin/api.py and web/ops/metrics.py. Every job id is in the sorted set Keys.jobs
+(scored by creation time); a record that expired leaves its id behind, so listing prunes such
+ids as it meets them.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Explanations of jobs ("How to solve it"), worked out by a worker and kept with the job.
 
-The web asks (ask, wait); a worker takes the task message, works the explanation out and
-ends it (Explaining). An explanation is worked out at most once per job, kept for as long as
-the job in a form of no language (alphametic.explain.Explanation.as_data, rendered by each
+The web asks (ask, wait); a worker takes the task message, works the explanation out and ends
+it (Explaining). An explanation is worked out at most once per job, kept for as long as the job
+in a form of no language (alphametic.explain.walkthrough.Explanation.as_data, rendered by each
 reader in its own), and charged to the client that asked first: the request that queues it
 counts against the client's rates like a new job, and a client waits for one explanation at
 a time (a second one asked for meanwhile is `busy`). Its task runs on the enumerate queue's

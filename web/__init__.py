@@ -1,11 +1,12 @@
 """Flask front end: the JSON API and the HTML pages over the job store.
 
-Rooms: config.py (the web's settings) · api.py (the JSON API: a new field of a request goes
-through jobstore.admission, of a status body into jobstore.model.Job.to_dict) · pages.py (the
-form and the job page) · health.py (probes) · jobview.py (job lookups and drawings both
-blueprints use) · openapi.py + schemas.py (the API's description) · errors.py (every error
-answer) · security.py (headers, CSRF) · templates/, static/. No puzzle logic and no Redis key
-here: the web talks to Redis only through jobstore.JobStore.
+Folders: api/ (the JSON API) · openapi/ (its description) · pages/ (the form and job pages) ·
+admin/ (the operator's API and page) · ops/ (probes, metrics, logs) · errors/ (every error
+answer). Modules: config.py (the web's settings) · lookups.py (job lookups, rates and drawings
+both API and pages use) · bodies.py (request bodies read whole within caps) · security.py
+(headers, CSRF) · i18n.py (the page's language, numbers and durations) · offload.py (CPU-heavy
+work off the event loop) · wsgi.py (gunicorn's entry point) · templates/, static/. No puzzle
+logic and no Redis key here: the web talks to Redis only through jobstore.JobStore.
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from jobstore import JobStore, Settings
-from web import api, explain, health, metrics, pages
-from web.admin_page import init_admin
+from web.admin.page import init_admin
+from web.api import explain, jobs
 from web.bodies import init_bodies
 from web.config import WebSettings
-from web.errors import register_errors
+from web.errors.answers import register_errors
 from web.i18n import init_i18n
-from web.logs import init_logging
+from web.ops import health, metrics
+from web.ops.logs import init_logging
+from web.pages import views
 from web.security import init_security
 
 
@@ -49,9 +52,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["alphametic.store"] = JobStore(settings)
     app.extensions["alphametic.rates"] = web.rates()
     app.extensions["alphametic.wait_slots"] = threading.BoundedSemaphore(max(1, web.max_waiters))
-    app.register_blueprint(api.bp)
+    app.register_blueprint(jobs.bp)
     app.register_blueprint(explain.bp)
-    app.register_blueprint(pages.bp)
+    app.register_blueprint(views.bp)
     app.register_blueprint(health.bp)
     app.register_blueprint(metrics.bp)
     init_admin(app)

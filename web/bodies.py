@@ -28,7 +28,7 @@ from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException, RequestTimeout
 
-from web.problems import ApiProblem
+from web.errors.problems import ApiProblem
 
 BODY_SECONDS = 10.0  # a request body must arrive whole within this many seconds
 IO_SECONDS = 10.0  # any one read or write of a client's socket may wait this long

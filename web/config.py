@@ -29,7 +29,7 @@ ENV_NAMES = {
     "admin_token": "ALPHAMETIC_ADMIN_TOKEN",
 }
 # Characters an admin token needs at least (`openssl rand -hex 32` gives 64): a short one could
-# be guessed in the tries the throttle allows (web/admin.py).
+# be guessed in the tries the throttle allows (web/admin/api.py).
 MIN_ADMIN_TOKEN = 32
 
 

@@ -10,7 +10,7 @@ from urllib.parse import quote, urlsplit
 from celery import Celery
 from kombu import Exchange, Queue
 
-from alphametic.native import describe
+from alphametic.linear.native import describe
 from jobstore import QUEUES, Keys, Mode, Settings, explanations
 from jobstore.model import LANES
 from jobstore.settings import ConfigError

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 
 import alphametic
-from alphametic.explain import explain
+from alphametic.explain.walkthrough import explain
 from jobstore import Settings
 from jobstore.connection import UNREACHABLE, client_for
 from jobstore.explanations import TASK, Explaining

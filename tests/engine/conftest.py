@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from alphametic.native import ENV, is_built
+from alphametic.linear.native import ENV, is_built
 from tests.support.engines import EXPECTED
 
 # What the session was started with, before the fixture switches engines.
@@ -23,7 +23,7 @@ def engine(request: pytest.FixtureRequest) -> Iterator[str]:
     name: str = request.param
     if name == "native" and not is_built():
         if EXPECTED == "native":
-            pytest.fail(f"{ENV}=native but the native core (alphametic._native) did not build")
+            pytest.fail(f"{ENV}=native but the native core (linear._native) did not build")
         pytest.skip("the native core is not built (no C compiler at install time)")
     previous = os.environ.get(ENV)
     os.environ[ENV] = name  # also reaches the CLI subprocesses the tests start

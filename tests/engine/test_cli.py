@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from alphametic.cli import main
+from alphametic.cli.main import main
 from tests.support.cli import SCRIPT, default_sigint, json_lines, reaped, run
 
 # Every test here runs on both engines (tests/engine/conftest.py).
@@ -255,7 +255,7 @@ def test_explain_bad_input_exits_2(args: list[str], message: str) -> None:
 
 PEAK = (
     "import resource, sys\n"
-    "from alphametic.cli import main\n"
+    "from alphametic.cli.main import main\n"
     "code = main(sys.argv[1:])\n"
     "sys.stdout.flush()\n"
     "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"

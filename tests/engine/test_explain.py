@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from alphametic import Puzzle, PuzzleError, Search, as_dict, parse
-from alphametic.explain import ENGLISH, Explanation, explain
-from alphametic.explain_ja import JAPANESE
-from alphametic.explain_model import Model
-from alphametic.explain_text import render
-from alphametic.explain_th import THAI
+from alphametic.explain.ja import JAPANESE
+from alphametic.explain.model import Model
+from alphametic.explain.text import render
+from alphametic.explain.th import THAI
+from alphametic.explain.walkthrough import ENGLISH, Explanation, explain
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 EXERCISM = json.loads((DATA / "exercism-alphametics.json").read_text())["cases"]

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from alphametic import parse
-from alphametic.difficulty import LABELS, Difficulty, rate
-from alphametic.explain import Tally, explain
+from alphametic.explain.difficulty import LABELS, Difficulty, rate
+from alphametic.explain.walkthrough import Tally, explain
 
 CALIBRATION = Path(__file__).resolve().parent.parent / "data" / "difficulty-calibration.json"
 ORDER = [name for name, _ in LABELS]

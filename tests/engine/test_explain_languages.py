@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from alphametic import parse
-from alphametic.explain import explain
-from alphametic.explain_ja import JAPANESE
-from alphametic.explain_text import ENGLISH, render
-from alphametic.explain_th import THAI
+from alphametic.explain.ja import JAPANESE
+from alphametic.explain.text import ENGLISH, render
+from alphametic.explain.th import THAI
+from alphametic.explain.walkthrough import explain
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 EXERCISM = json.loads((DATA / "exercism-alphametics.json").read_text())["cases"]

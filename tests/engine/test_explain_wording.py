@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-import alphametic.explain as explain_module
+import alphametic.explain.walkthrough as explain_module
 from alphametic import parse
-from alphametic.explain import explain
-from alphametic.explain_ja import JAPANESE
-from alphametic.explain_text import ENGLISH, Step
-from alphametic.explain_th import THAI
+from alphametic.explain.ja import JAPANESE
+from alphametic.explain.text import ENGLISH, Step
+from alphametic.explain.th import THAI
+from alphametic.explain.walkthrough import explain
 
 TABLES = {"en": ENGLISH, "ja": JAPANESE, "th": THAI}
 # How each language says that a letter cannot be 0 in the 'longer result' step.

@@ -25,7 +25,7 @@ from alphametic import (
     shards,
     size,
 )
-from alphametic.walker import model_for
+from alphametic.steps.walker import model_for
 
 _TOKEN = re.compile(r"[A-Z0-9]+")
 

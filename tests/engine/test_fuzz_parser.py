@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from alphametic import MAX_CHARS, Puzzle, PuzzleError, from_words, parse
-from alphametic.grammar import parse_equations
-from alphametic.puzzle import _plain_sum
-from alphametic.syntax import linear_sides
+from alphametic.language.grammar import parse_equations
+from alphametic.language.puzzle import _plain_sum
+from alphametic.language.syntax import linear_sides
 
 FUZZ = settings(max_examples=200, deadline=500, suppress_health_check=[HealthCheck.too_slow])
 

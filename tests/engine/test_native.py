@@ -18,10 +18,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alphametic import Puzzle, Search, core, parse
-from alphametic.cli import main
-from alphametic.native import ENV, _core, cores, fits, is_built, native_batches
-from alphametic.plan import forget_plans, plan_for
+from alphametic import Puzzle, Search, parse
+from alphametic.cli.main import main
+from alphametic.linear import core
+from alphametic.linear.native import ENV, _core, cores, fits, is_built, native_batches
+from alphametic.linear.plan import forget_plans, plan_for
 from tests.support.engines import EXPECTED
 from tests.support.strategies import puzzles
 from worker.cursor import Cursor, Position
@@ -184,7 +185,10 @@ def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 
 # The extension hidden, as on a machine that had no compiler when the project was installed.
-HIDDEN = "import sys; sys.modules['alphametic._native'] = None; from alphametic.cli import main; "
+HIDDEN = (
+    "import sys; sys.modules['alphametic.linear._native'] = None; "
+    "from alphametic.cli.main import main; "
+)
 
 
 def test_without_the_native_core_everything_runs_on_python_and_says_so() -> None:
@@ -208,8 +212,8 @@ def test_native_required_but_missing_refuses_to_start() -> None:
 @pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no cc")
 def test_the_build_without_a_compiler_installs_without_the_core(tmp_path: Path) -> None:
     shutil.copy(ROOT / "setup.py", tmp_path)
-    (tmp_path / "alphametic").mkdir()
-    shutil.copy(ROOT / "alphametic" / "_native.c", tmp_path / "alphametic")
+    (tmp_path / "alphametic" / "linear").mkdir(parents=True)
+    shutil.copy(ROOT / "alphametic" / "linear" / "_native.c", tmp_path / "alphametic" / "linear")
     build = [
         sys.executable,
         "setup.py",

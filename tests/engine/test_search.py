@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from alphametic import LeadingZeros, Puzzle, Search, as_dict, count, estimate, parse, shards, solve
-from alphametic.plan import forget_plans
+from alphametic.linear.plan import forget_plans
 from tests.support.strategies import puzzles
 
 # 10 letters, every coefficient non-zero, no solution: the full tree is searched.

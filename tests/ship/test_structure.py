@@ -38,7 +38,7 @@ def module_name(path: Path) -> str:
 
 def sources(*tops: str) -> dict[str, Path]:
     """Module name -> file of every .py file under the given top-level folders, and the stub of
-    every compiled module (alphametic/_native.pyi: what it imports is what its stub says)."""
+    every compiled module (alphametic/linear/_native.pyi: what it imports is what its stub says)."""
     files = {module_name(p): p for top in tops for p in sorted((ROOT / top).rglob("*.py"))}
     for top in tops:
         for stub in sorted((ROOT / top).rglob("*.pyi")):

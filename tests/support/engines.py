@@ -5,6 +5,6 @@ from __future__ import annotations
 
 import os
 
-from alphametic.native import ENV
+from alphametic.linear.native import ENV
 
 EXPECTED = os.environ.get(ENV, "").strip().lower()

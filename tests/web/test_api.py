@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from alphametic.native import describe
+from alphametic.linear.native import describe
 from jobstore import JobStore
 from tests.support.processes import free_port, wait_job
 from tests.support.web import assert_problem, make_app

@@ -14,7 +14,7 @@ import alphametic
 from jobstore import JobStore
 from tests.support.processes import wait_job
 from tests.support.web import assert_problem
-from web import export
+from web.api import export
 
 
 def finished_enumeration(client: FlaskClient, job_store: JobStore, puzzle: str, base: int) -> str:

@@ -13,8 +13,8 @@ import alphametic
 from jobstore import JobStore
 from tests.support.processes import wait_job
 from tests.support.web import submit_form
-from web.openapi_puzzle import EXAMPLES
-from web.pages import FAMOUS
+from web.openapi.puzzle import EXAMPLES
+from web.pages.views import FAMOUS
 
 NEW_KINDS = {
     "TWO * TWO = SQUARE": 3,

@@ -12,7 +12,7 @@ from flask import Flask
 
 from jobstore import Job, Mode, Settings, State
 from tests.support.web import make_app
-from web import jobtext
+from web.pages import jobtext
 
 
 def job(state: State, mode: Mode = Mode.ENUMERATE, **fields: Any) -> Job:

@@ -20,7 +20,7 @@ from jobstore import JobStore, State
 from tests.support.browser import horizontal_overflow, new_tab
 from tests.support.processes import wait_job
 from tests.support.web import submit_form
-from web import jobtext, pages
+from web.pages import jobtext, views
 
 FAMOUS = "/?puzzle=CP+%2B+IS+%2B+FUN+%3D+TRUE&base=24&mode=enumerate"
 
@@ -114,7 +114,7 @@ def test_truncated_notes_depend_on_the_state(
     job_id = create(client, "ODD + ODD = EVEN", "enumerate")
     real = wait_job(job_store, job_id)
     job = dataclasses.replace(real, state=state, truncated=True, truncated_reason=reason)
-    stored = job_store.solutions(job_id, offset=0, limit=pages.PAGE_SIZE)
+    stored = job_store.solutions(job_id, offset=0, limit=views.PAGE_SIZE)
     assert stored is not None
     cut = dataclasses.replace(stored, truncated=True)
 
@@ -127,8 +127,8 @@ def test_truncated_notes_depend_on_the_state(
         def __getattr__(self, name: str) -> Any:
             return getattr(job_store, name)
 
-    monkeypatch.setattr(pages, "job_or_none", lambda _id: job)
-    monkeypatch.setattr(pages, "store", Cut)
+    monkeypatch.setattr(views, "job_or_none", lambda _id: job)
+    monkeypatch.setattr(views, "store", Cut)
     page = client.get(f"/jobs/{job_id}?lang=en").get_data(as_text=True)
     note = re.search(r'<p class="note" id="truncated">(.*?)</p>', page, re.S)
     assert note is not None and words in note.group(1)

@@ -1,0 +1,6 @@
+"""The `alphametic` command line.
+
+Modules: main.py (solve, count or explain one puzzle; the entry point) · batch.py (one puzzle
+per input line, one JSON object per output line) · console.py (buffered result lines, a
+progress bar on stderr, Ctrl-C as a request).
+"""

@@ -1,0 +1,88 @@
+"""Batch mode of the command line: one puzzle per input line, one JSON object per output line."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+from typing import Any, TextIO
+
+from ..language.puzzle import Puzzle, PuzzleError
+from ..search import Search, as_dict
+from .console import Console, catch_interrupt
+
+__all__ = ["QUOTE", "open_batch", "run_batch"]
+
+QUOTE = 80  # most characters of a bad line quoted back in its error
+
+
+def run_batch(
+    source: Iterable[str], parse: Callable[[str], Puzzle], mode: str, console: Console
+) -> bool:
+    """Print a JSON object per non-blank line (mode first, all or count); return if any was bad.
+
+    A Ctrl-C during a search ends the batch after printing what that search found so far
+    (console.stop_requested then says so); one between two puzzles raises KeyboardInterrupt.
+    """
+    bad = False
+    for line in _puzzle_lines(source):
+        started = time.perf_counter()
+        try:
+            puzzle = parse(line)
+        except PuzzleError as exc:
+            bad = True
+            _print(console, {"puzzle": _quote(line), "error": str(exc)})
+            continue
+        with catch_interrupt(console):  # only here: Ctrl-C while reading stdin stops at once
+            result = _result(puzzle, mode, started, console.check)
+        _print(console, result)
+        if console.stop_requested:
+            break
+    return bad
+
+
+def _print(console: Console, result: dict[str, Any]) -> None:
+    """Print one JSON line at once, so that a reader sees each puzzle as it is done."""
+    console.line(json.dumps(result))
+    console.flush()
+
+
+def _result(
+    puzzle: Puzzle, mode: str, started: float, check: Callable[[Search], bool]
+) -> dict[str, Any]:
+    """Return the JSON object for one puzzle, complete False when Ctrl-C cut its search short."""
+    result: dict[str, Any] = {"puzzle": puzzle.text, "options": puzzle.options()}
+    search = Search(puzzle, check=check)
+    if mode == "count":
+        result["count"] = search.count()
+    else:
+        limit = None if mode == "all" else 1
+        solutions = [as_dict(puzzle, c) for c in islice(search.solutions(), limit)]
+        result["count"] = len(solutions)
+        result["solutions"] = solutions
+    result["complete"] = not search.stopped
+    result["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 3)
+    return result
+
+
+def _quote(line: str) -> str:
+    """Return the line, cut to its first QUOTE characters and an ellipsis if longer."""
+    return line if len(line) <= QUOTE else f"{line[:QUOTE]}…"
+
+
+def open_batch(name: str) -> TextIO:
+    """Open the batch file, or wrap stdin for '-', decoding bad bytes as replacement chars."""
+    if name == "-":
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    return open(name, encoding="utf-8", errors="replace")
+
+
+def _puzzle_lines(source: Iterable[str]) -> Iterator[str]:
+    """Yield the stripped non-blank lines."""
+    for line in source:
+        text = line.strip()
+        if text:
+            yield text

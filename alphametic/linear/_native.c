@@ -1,0 +1,644 @@
+/* The coefficient engine's hot loop in C: the optional twin of core.py and counting.py.
+ *
+ * It walks the same tree as the pure-Python engine: letters in plan order, digits ascending
+ * with the column stride, the same oriented interval windows (a port of bounds.py's
+ * rest_range, fed the same sign splits), the last letter solved by division. So it finds the
+ * same solutions in the same order and counts the same nodes (less the Python memo's hits).
+ * The search is an explicit stack, so it can stop after a budget of nodes (or a batch of
+ * solutions) and resume: Python keeps the check hook, progress and cancellation.
+ * Values are int64: native.py sends only puzzles whose sums provably fit (see FIT there).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MAXN 64
+#define SENTINEL ((int64_t)1 << 61) /* bounds.py's 1 << 400: an empty window */
+
+typedef struct {
+    int npos, nneg, hi_guard, lo_guard, has_max, has_min;
+    int nmax_pos, nmax_neg, nmin_pos, nmin_neg;
+    int64_t *pos, *neg, *max_pos, *max_neg, *min_pos, *min_neg;
+} Signs;
+
+typedef struct {
+    PyObject_HEAD
+    int base, last, top, level, done, emit_full, nslots, nfixed, start;
+    uint64_t cache_mask;
+    int64_t coef[MAXN], dlo[MAXN], dhi[MAXN], step[MAXN], g[MAXN], inv[MAXN];
+    int64_t with0[MAXN + 1], free0[MAXN + 1];
+    int slots[MAXN], fixed[MAXN];
+    Signs signs[MAXN];
+    int64_t *store;                 /* the sign arrays of every depth, one block */
+    uint64_t *ckey;                 /* window cache: key + 1 (0 = empty slot) */
+    int64_t *ca, *cb;
+    /* the stack: partial sum, used digits, next digit, last digit and stride per level */
+    int64_t S[MAXN], D[MAXN], H[MAXN], M[MAXN];
+    uint64_t U[MAXN];
+    int path[MAXN];
+    /* Count mode's memo of states (depth, partial sum, used digits) -> solutions below, as
+     * counting.py keeps it: dropped when under 1 in 8 of the first PROBE stores had hits. */
+    int64_t T[MAXN];                /* solutions counted so far below each level */
+    uint64_t *mkey;                 /* used << 6 | depth, + 1 (0 = empty slot) */
+    int64_t *msum, *mval;
+    int64_t mslots, mfill, hits, probe, remember;
+    PyObject *pathlist;
+} Core;
+
+static inline int64_t floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0)))
+        q--;
+    return q;
+}
+
+static inline int64_t pmod(int64_t a, int64_t b)
+{
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0)))
+        r += b;
+    return r;
+}
+
+/* sum(map(mul, xs, ys)) over the shorter of the two, ys read forwards or backwards. */
+static inline int64_t dot(const int64_t *xs, int nx, const int *ys, int ny, int backwards)
+{
+    int k, n = nx < ny ? nx : ny;
+    int64_t total = 0;
+    for (k = 0; k < n; k++)
+        total += xs[k] * ys[backwards ? ny - 1 - k : k];
+    return total;
+}
+
+/* bounds._best: the max (side 1) or min (side 0) when 0 may not go where rearrangement puts it. */
+static int64_t best(const Signs *sg, const int *rest, int nr, int full, int side)
+{
+    int have = 0;
+    int64_t value = 0, v;
+    if (!full) {
+        value = dot(sg->pos, sg->npos, rest, nr, side) + dot(sg->neg, sg->nneg, rest, nr, !side);
+        have = 1;
+    }
+    if (side ? sg->has_max : sg->has_min) {
+        if (side)
+            v = dot(sg->max_pos, sg->nmax_pos, rest, nr, 1) +
+                dot(sg->max_neg, sg->nmax_neg, rest, nr, 0);
+        else
+            v = dot(sg->min_pos, sg->nmin_pos, rest, nr, 0) +
+                dot(sg->min_neg, sg->nmin_neg, rest, nr, 1);
+        if (!have || (side ? v > value : v < value))
+            value = v;
+        have = 1;
+    }
+    if (!have)
+        return side ? -SENTINEL : SENTINEL;
+    return value;
+}
+
+/* bounds.Ranges: the oriented window (a, b) of depth i given the used digits, cached. */
+static void window_of(Core *c, int i, uint64_t used, int64_t *a, int64_t *b)
+{
+    uint64_t key = used << 6 | (uint64_t)i;
+    uint64_t slot = (key * 0x9E3779B97F4A7C15ULL >> 20) & c->cache_mask;
+    if (c->ckey[slot] == key + 1) {
+        *a = c->ca[slot];
+        *b = c->cb[slot];
+        return;
+    }
+    const Signs *sg = &c->signs[i];
+    int avail[MAXN], na = 0, x;
+    for (x = 0; x < c->base; x++)
+        if (!(used >> x & 1))
+            avail[na++] = x;
+    int64_t hi = dot(sg->pos, sg->npos, avail, na, 1) + dot(sg->neg, sg->nneg, avail, na, 0);
+    int64_t lo = dot(sg->pos, sg->npos, avail, na, 0) + dot(sg->neg, sg->nneg, avail, na, 1);
+    if (na && avail[0] == 0 && (sg->hi_guard || sg->lo_guard)) {
+        int full = sg->npos + sg->nneg == na;
+        if (sg->hi_guard == 1 || (sg->hi_guard == 2 && full))
+            hi = best(sg, avail + 1, na - 1, full, 1);
+        if (sg->lo_guard == 1 || (sg->lo_guard == 2 && full))
+            lo = best(sg, avail + 1, na - 1, full, 0);
+    }
+    if (c->coef[i] > 0) {
+        *a = hi;
+        *b = lo;
+    } else {
+        *a = lo;
+        *b = hi;
+    }
+    c->ckey[slot] = key + 1;
+    c->ca[slot] = *a;
+    c->cb[slot] = *b;
+}
+
+/* counting.py's idle(): arrangements of the zero-coefficient letters after a solution. */
+static int64_t idle(const Core *c, uint64_t used)
+{
+    int j;
+    for (j = c->last + 1; j < c->start; j++) {
+        int64_t d = c->dlo[j];
+        if (d > c->dhi[j] || used >> d & 1)
+            return 0;
+        used |= (uint64_t)1 << d;
+    }
+    int free = c->base - __builtin_popcountll(used);
+    return used & 1 ? c->with0[free] : c->free0[free];
+}
+
+#define MEMO_CAP ((int64_t)1 << 18) /* core.py's MEMO_CAP */
+#define PROBE 256                    /* core.py's PROBE */
+
+static inline uint64_t memo_slot(const Core *c, uint64_t key, int64_t s)
+{
+    uint64_t h = (key ^ (uint64_t)s * 0xC2B2AE3D27D4EB4FULL) * 0x9E3779B97F4A7C15ULL;
+    return (h >> 17) & (uint64_t)(c->mslots - 1);
+}
+
+/* Return 1 and the count if the state is in the memo. */
+static int memo_get(const Core *c, int i, int64_t s, uint64_t used, int64_t *value)
+{
+    if (!c->mslots)
+        return 0;
+    uint64_t key = (used << 6 | (uint64_t)i) + 1, k = memo_slot(c, key, s);
+    while (c->mkey[k]) {
+        if (c->mkey[k] == key && c->msum[k] == s) {
+            *value = c->mval[k];
+            return 1;
+        }
+        k = (k + 1) & (uint64_t)(c->mslots - 1);
+    }
+    return 0;
+}
+
+static void memo_insert(Core *c, uint64_t key, int64_t s, int64_t value)
+{
+    uint64_t k = memo_slot(c, key, s);
+    while (c->mkey[k])
+        k = (k + 1) & (uint64_t)(c->mslots - 1);
+    c->mkey[k] = key;
+    c->msum[k] = s;
+    c->mval[k] = value;
+    c->mfill++;
+}
+
+static void memo_free(Core *c)
+{
+    PyMem_Free(c->mkey);
+    PyMem_Free(c->msum);
+    PyMem_Free(c->mval);
+    c->mkey = NULL;
+    c->msum = c->mval = NULL;
+    c->mslots = c->mfill = 0;
+}
+
+/* Make room for one more entry (the table at most half full); 0 when memory ran out. */
+static int memo_room(Core *c)
+{
+    if (c->mslots && 2 * (c->mfill + 1) <= c->mslots)
+        return 1;
+    int64_t old = c->mslots, n = old ? 2 * old : 4096, k;
+    uint64_t *okey = c->mkey;
+    int64_t *osum = c->msum, *oval = c->mval;
+    c->mkey = PyMem_Calloc((size_t)n, sizeof(uint64_t));
+    c->msum = PyMem_Malloc(sizeof(int64_t) * (size_t)n);
+    c->mval = PyMem_Malloc(sizeof(int64_t) * (size_t)n);
+    if (!c->mkey || !c->msum || !c->mval) {
+        PyMem_Free(okey);
+        PyMem_Free(osum);
+        PyMem_Free(oval);
+        memo_free(c);
+        c->remember = 0; /* no memory for it: search on without the memo */
+        return 0;
+    }
+    c->mslots = n;
+    c->mfill = 0;
+    for (k = 0; k < old; k++)
+        if (okey[k])
+            memo_insert(c, okey[k], osum[k], oval[k]);
+    PyMem_Free(okey);
+    PyMem_Free(osum);
+    PyMem_Free(oval);
+    return 1;
+}
+
+/* Keep a finished level's count, and decide after PROBE stores whether the memo pays. */
+static void memo_put(Core *c, int i, int64_t s, uint64_t used, int64_t value)
+{
+    if (c->mfill >= MEMO_CAP || !memo_room(c))
+        return;
+    memo_insert(c, (used << 6 | (uint64_t)i) + 1, s, value);
+    if (c->probe && !--c->probe) {
+        c->remember = c->hits * 8 >= PROBE;
+        if (!c->remember)
+            memo_free(c);
+    }
+}
+
+/* Set up level i (its stride applied to lo); return 0 when the column check prunes it. */
+static int enter(Core *c, int i, int64_t s, uint64_t used, int64_t lo, int64_t hi)
+{
+    int64_t m = c->step[i];
+    if (m > 1) {
+        if (pmod(s, c->g[i]))
+            return 0;
+        int64_t k = pmod(-s / c->g[i], m);
+        if (m < ((int64_t)1 << 31)) { /* the usual case: int64 products, no 128-bit modulo */
+            lo += pmod(k * c->inv[i] - lo, m);
+        } else {
+            __int128 r = ((__int128)k * c->inv[i] - lo) % m;
+            lo += (int64_t)(r < 0 ? r + m : r);
+        }
+    }
+    c->S[i] = s;
+    c->U[i] = used;
+    c->D[i] = lo;
+    c->H[i] = hi;
+    c->M[i] = m;
+    c->level = i;
+    return 1;
+}
+
+/* Whether entering depth i costs a node (as core.py's node()/tails() calls do). */
+static inline int costs(const Core *c, int i)
+{
+    return i <= c->last - 2 || i == c->top;
+}
+
+/* Walk on until the budget is spent, `want` solutions are in `out`, `turns` loop turns are
+ * taken (a node's cost varies up to base * base turns: the clock must still be looked at
+ * within milliseconds, whatever the nodes cost), or the tree ends.
+ * Count mode (out == NULL) adds the solutions to *found. Returns -1 on a Python error,
+ * else the depth of the node that spent the last unit of budget (or the current level). */
+static int walk(Core *c, int64_t *budget, int64_t turns, int64_t *found, PyObject *out,
+                Py_ssize_t want)
+{
+    const int last = c->last;
+    const int64_t clast = c->coef[last], lo2 = c->dlo[last], hi2 = c->dhi[last];
+    while (c->level >= c->top) {
+        if (--turns == 0)
+            return c->level; /* out of turns, nodes left: the caller looks at the clock */
+        int i = c->level;
+        int64_t d = c->D[i];
+        if (d > c->H[i]) {
+            if (out == NULL) {
+                if (c->remember && i > c->top && costs(c, i))
+                    memo_put(c, i, c->S[i], c->U[i], c->T[i]);
+                if (i > c->top)
+                    c->T[i - 1] += c->T[i];
+            }
+            c->level--;
+            continue;
+        }
+        c->D[i] = d + c->M[i];
+        uint64_t used = c->U[i];
+        if (used >> d & 1)
+            continue;
+        uint64_t u = used | (uint64_t)1 << d;
+        int64_t t = c->S[i] + c->coef[i] * d;
+        c->path[i] = (int)d;
+        if (i + 1 == last) {
+            int64_t num = -t;
+            if (pmod(num, clast))
+                continue;
+            int64_t q = floordiv(num, clast);
+            if (q < lo2 || q > hi2 || u >> q & 1)
+                continue;
+            c->path[last] = (int)q;
+            if (out == NULL) {
+                int64_t k = idle(c, u | (uint64_t)1 << q);
+                *found += k;
+                c->T[i] += k;
+                continue;
+            }
+            int k, n = c->emit_full ? c->nslots : last + 1;
+            PyObject *sol = PyTuple_New(n);
+            if (sol == NULL)
+                return -1;
+            for (k = 0; k < n; k++) {
+                int v;
+                if (c->emit_full) {
+                    int slot = c->slots[k];
+                    v = slot < c->nfixed ? c->fixed[slot] : c->path[slot - c->nfixed];
+                } else {
+                    v = c->path[k];
+                }
+                PyTuple_SET_ITEM(sol, k, PyLong_FromLong(v));
+            }
+            int bad = PyList_Append(out, sol);
+            Py_DECREF(sol);
+            if (bad)
+                return -1;
+            if (PyList_GET_SIZE(out) >= want)
+                return i;
+            continue;
+        }
+        int i1 = i + 1;
+        int64_t a, b, c1 = c->coef[i1];
+        window_of(c, i1, u, &a, &b);
+        int64_t x = -floordiv(t + a, c1), y = floordiv(-t - b, c1);
+        if (x < c->dlo[i1])
+            x = c->dlo[i1];
+        if (y > c->dhi[i1])
+            y = c->dhi[i1];
+        if (x > y)
+            continue;
+        int cost = costs(c, i1);
+        int64_t known;
+        if (out == NULL && cost && c->remember && memo_get(c, i1, t, u, &known)) {
+            c->hits++; /* counted before: no node, as in counting.py */
+            *found += known;
+            c->T[i] += known;
+            continue;
+        }
+        c->T[i1] = 0;
+        if (!enter(c, i1, t, u, x, y))
+            c->level = i; /* pruned by its column: stay on this level */
+        if (cost && --*budget == 0)
+            return i1;
+    }
+    c->done = 1;
+    return c->level < c->top ? c->top : c->level;
+}
+
+/* Copy the stack's digits into the Python path list (progress reads it). */
+static int sync_path(Core *c)
+{
+    int k;
+    for (k = c->top; k <= c->last && k < (int)PyList_GET_SIZE(c->pathlist); k++) {
+        PyObject *v = PyLong_FromLong(c->path[k]);
+        if (v == NULL || PyList_SetItem(c->pathlist, k, v) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int read_i64s(PyObject *seq, int64_t *dst, int cap, int *count)
+{
+    PyObject *fast = PySequence_Fast(seq, "expected a sequence of ints");
+    if (fast == NULL)
+        return -1;
+    Py_ssize_t k, n = PySequence_Fast_GET_SIZE(fast);
+    if (n > cap) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "sequence too long for the native core");
+        return -1;
+    }
+    for (k = 0; k < n; k++) {
+        dst[k] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, k));
+        if (dst[k] == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+    }
+    Py_DECREF(fast);
+    if (count)
+        *count = (int)n;
+    return 0;
+}
+
+/* Read one depth's bounds._Signs tuple (pos, neg, hi_guard, lo_guard, for_max, for_min). */
+static int read_signs(Signs *sg, PyObject *tup, int64_t **cursor)
+{
+    int64_t buf[MAXN];
+    int n;
+    PyObject *item;
+    if (!PyTuple_Check(tup) || PyTuple_GET_SIZE(tup) != 6) {
+        PyErr_SetString(PyExc_TypeError, "signs: expected a 6-tuple");
+        return -1;
+    }
+#define TAKE(obj, field, cnt)                                   \
+    do {                                                        \
+        if (read_i64s((obj), buf, MAXN, &n) < 0)                \
+            return -1;                                          \
+        sg->field = *cursor;                                    \
+        memcpy(*cursor, buf, sizeof(int64_t) * (size_t)n);      \
+        *cursor += n;                                           \
+        sg->cnt = n;                                            \
+    } while (0)
+    TAKE(PyTuple_GET_ITEM(tup, 0), pos, npos);
+    TAKE(PyTuple_GET_ITEM(tup, 1), neg, nneg);
+    sg->hi_guard = (int)PyLong_AsLong(PyTuple_GET_ITEM(tup, 2));
+    sg->lo_guard = (int)PyLong_AsLong(PyTuple_GET_ITEM(tup, 3));
+    item = PyTuple_GET_ITEM(tup, 4);
+    sg->has_max = item != Py_None;
+    if (sg->has_max) {
+        TAKE(PyTuple_GetItem(item, 0), max_pos, nmax_pos);
+        TAKE(PyTuple_GetItem(item, 1), max_neg, nmax_neg);
+    }
+    item = PyTuple_GET_ITEM(tup, 5);
+    sg->has_min = item != Py_None;
+    if (sg->has_min) {
+        TAKE(PyTuple_GetItem(item, 0), min_pos, nmin_pos);
+        TAKE(PyTuple_GetItem(item, 1), min_neg, nmin_neg);
+    }
+#undef TAKE
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static void Core_dealloc(Core *c)
+{
+    PyMem_Free(c->store);
+    PyMem_Free(c->ckey);
+    PyMem_Free(c->ca);
+    PyMem_Free(c->cb);
+    memo_free(c);
+    Py_XDECREF(c->pathlist);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    int base, last, top, start;
+    long long s;
+    unsigned long long used;
+    PyObject *coef, *dlo, *dhi, *step, *g, *inv, *signs, *fixed, *slots, *with0, *free0, *path;
+    static char *kw[] = {"base", "last", "top", "s", "used", "coef", "dlo", "dhi", "step", "g",
+                         "inv", "signs", "fixed", "slots", "start", "with0", "free0", "path",
+                         NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiiLKOOOOOOOOOiOOO!", kw, &base, &last, &top,
+                                     &s, &used, &coef, &dlo, &dhi, &step, &g, &inv, &signs,
+                                     &fixed, &slots, &start, &with0, &free0, &PyList_Type, &path))
+        return NULL;
+    if (base < 2 || base > 62 || last < 1 || last >= MAXN || top < 0 || top >= last) {
+        PyErr_SetString(PyExc_ValueError, "puzzle outside the native core's range");
+        return NULL;
+    }
+    Core *c = (Core *)type->tp_alloc(type, 0);
+    if (c == NULL)
+        return NULL;
+    c->base = base;
+    c->last = last;
+    c->top = top;
+    c->start = start;
+    Py_INCREF(path);
+    c->pathlist = path;
+    int n, k, nfixed = 0;
+    int64_t tmp[MAXN];
+    if (read_i64s(coef, c->coef, MAXN, &n) < 0 || read_i64s(dlo, c->dlo, MAXN, NULL) < 0 ||
+        read_i64s(dhi, c->dhi, MAXN, NULL) < 0 || read_i64s(step, c->step, MAXN, NULL) < 0 ||
+        read_i64s(g, c->g, MAXN, NULL) < 0 || read_i64s(inv, c->inv, MAXN, NULL) < 0 ||
+        read_i64s(with0, c->with0, MAXN + 1, NULL) < 0 ||
+        read_i64s(free0, c->free0, MAXN + 1, NULL) < 0 ||
+        read_i64s(fixed, tmp, MAXN, &nfixed) < 0)
+        goto fail;
+    c->nfixed = nfixed;
+    for (k = 0; k < nfixed; k++)
+        c->fixed[k] = (int)tmp[k];
+    c->emit_full = slots != Py_None;
+    if (c->emit_full) {
+        if (read_i64s(slots, tmp, MAXN, &c->nslots) < 0)
+            goto fail;
+        for (k = 0; k < c->nslots; k++)
+            c->slots[k] = (int)tmp[k];
+    }
+    /* Sign splits: each depth's arrays hold at most 6 * MAXN numbers. */
+    c->store = PyMem_Malloc(sizeof(int64_t) * 6 * MAXN * (size_t)last);
+    int bits = base <= 10 ? 14 : 16;
+    c->cache_mask = ((uint64_t)1 << bits) - 1;
+    c->ckey = PyMem_Calloc((size_t)1 << bits, sizeof(uint64_t));
+    c->ca = PyMem_Malloc(sizeof(int64_t) << bits);
+    c->cb = PyMem_Malloc(sizeof(int64_t) << bits);
+    if (!c->store || !c->ckey || !c->ca || !c->cb) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    int64_t *cursor = c->store;
+    if (!PyList_Check(signs) || PyList_GET_SIZE(signs) != last) {
+        PyErr_SetString(PyExc_ValueError, "signs: one per depth below the last");
+        goto fail;
+    }
+    for (k = top; k < last; k++)
+        if (read_signs(&c->signs[k], PyList_GET_ITEM(signs, k), &cursor) < 0)
+            goto fail;
+    /* The prefix's digits (given() put them in the path): solutions start with them. */
+    for (k = 0; k < top && k < (int)PyList_GET_SIZE(path); k++) {
+        c->path[k] = (int)PyLong_AsLong(PyList_GET_ITEM(path, k));
+        if (PyErr_Occurred())
+            goto fail;
+    }
+    /* The root: search.py's window for depth top, clamped to its digits. */
+    int64_t a, b;
+    window_of(c, top, (uint64_t)used, &a, &b);
+    int64_t x = -floordiv((int64_t)s + a, c->coef[top]), y = floordiv(-(int64_t)s - b, c->coef[top]);
+    if (x < c->dlo[top])
+        x = c->dlo[top];
+    if (y > c->dhi[top])
+        y = c->dhi[top];
+    c->level = top - 1;
+    c->done = 0;
+    c->remember = 1;
+    c->probe = PROBE;
+    c->T[top] = 0;
+    c->S[top] = s; /* the first run() spends a node on the root, as core.py does */
+    c->U[top] = used;
+    c->D[top] = x;
+    c->H[top] = y;
+    c->M[top] = -1; /* marks the root not yet entered */
+    return (PyObject *)c;
+fail:
+    Py_DECREF(c);
+    return NULL;
+}
+
+/* Enter the root on the first call (spending its node); return 0 if it ran out of budget. */
+static int root(Core *c, int64_t *budget)
+{
+    if (c->M[c->top] != -1)
+        return 1;
+    int t = c->top;
+    int64_t x = c->D[t], y = c->H[t];
+    c->M[t] = 1;
+    if (x > y || !enter(c, t, c->S[t], c->U[t], x, y)) {
+        c->level = t - 1;
+        if (x <= y)
+            --*budget; /* core.py's node() was called and returned at the column check */
+        return 1;
+    }
+    return --*budget != 0;
+}
+
+static PyObject *finish(Core *c, PyObject *result, int64_t budget, int depth)
+{
+    if (depth < 0 || sync_path(c) < 0) {
+        Py_XDECREF(result);
+        return NULL;
+    }
+    return Py_BuildValue("NLiO", result, (long long)budget, depth, c->done ? Py_True : Py_False);
+}
+
+static PyObject *Core_count(Core *c, PyObject *args)
+{
+    long long budget, turns = 0;
+    int64_t found = 0;
+    if (!PyArg_ParseTuple(args, "L|L", &budget, &turns))
+        return NULL;
+    int64_t left = budget;
+    int depth = c->top;
+    if (!c->done && root(c, &left))
+        depth = walk(c, &left, turns, &found, NULL, 0);
+    else if (!c->done && c->level < c->top)
+        c->done = 1;
+    return finish(c, PyLong_FromLongLong(found), left, depth);
+}
+
+static PyObject *Core_solve(Core *c, PyObject *args)
+{
+    long long budget, turns = 0;
+    Py_ssize_t want;
+    if (!PyArg_ParseTuple(args, "Ln|L", &budget, &want, &turns))
+        return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    int64_t left = budget;
+    int depth = c->top;
+    if (!c->done && root(c, &left))
+        depth = walk(c, &left, turns, NULL, out, want < 1 ? 1 : want);
+    else if (!c->done && c->level < c->top)
+        c->done = 1;
+    return finish(c, out, left, depth);
+}
+
+static PyMethodDef Core_methods[] = {
+    {"count", (PyCFunction)Core_count, METH_VARARGS,
+     "count(budget, turns=0) -> (solutions, budget left, depth, done): count on for a budget "
+     "of nodes (and at most `turns` loop turns; 0: no limit)."},
+    {"solve", (PyCFunction)Core_solve, METH_VARARGS,
+     "solve(budget, want, turns=0) -> (solutions, budget left, depth, done): up to `want` "
+     "solutions (and at most `turns` loop turns; 0: no limit)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "alphametic.linear._native.Core",
+    .tp_basicsize = sizeof(Core),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A resumable depth-first search over one plan (see native.py).",
+    .tp_new = Core_new,
+    .tp_dealloc = (destructor)Core_dealloc,
+    .tp_methods = Core_methods,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "alphametic.linear._native",
+    "The coefficient engine's search loop in C (the twin of core.py and counting.py).", -1,
+    NULL,
+};
+
+PyMODINIT_FUNC PyInit__native(void)
+{
+    if (PyType_Ready(&CoreType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&CoreType);
+    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
+        Py_DECREF(&CoreType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,110 @@
+"""The OpenAPI path items of the data endpoints: the export download and the estimate."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import alphametic
+from web.api import estimates
+
+
+def data_paths(
+    job_id: dict[str, Any],
+    problem: Callable[..., dict[str, Any]],
+    body: Callable[..., dict[str, Any]],
+    common: dict[str, Any],
+) -> dict[str, Any]:
+    """The path items, built with openapi.py's job id parameter and response helpers."""
+    return {
+        "/api/jobs/{job_id}/export": {
+            "parameters": [job_id],
+            "get": {
+                "operationId": "exportSolutions",
+                "summary": "Download every stored solution, streamed (a download, not a page).",
+                "description": (
+                    "`csv`: a header row of the letters, then one row of digits (as decimal "
+                    "numbers) per stored solution. `jsonl`: one letter -> digit object per line. "
+                    "While the job runs, the solutions stored when the download began."
+                ),
+                "parameters": [
+                    {
+                        "name": "format",
+                        "in": "query",
+                        "schema": {"type": "string", "enum": ["csv", "jsonl"], "default": "csv"},
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "The solutions.",
+                        "headers": {"Content-Disposition": {"schema": {"type": "string"}}},
+                        "content": {
+                            "text/csv": {"schema": {"type": "string"}},
+                            "application/jsonl": {"schema": {"type": "string"}},
+                        },
+                    },
+                    "422": problem("Unknown format."),
+                    **common,
+                },
+            },
+        },
+        "/api/estimate": {
+            "get": {
+                "operationId": "estimate",
+                "summary": "How many solutions a puzzle has and how long listing them would take.",
+                "description": (
+                    "Cheap and bounded (about a tenth of a second): a count that is exact when it "
+                    "finishes in that time, else extrapolated. Tells whether an enumeration would "
+                    "pass its time limit or the storage cap; `count` mode has neither problem."
+                ),
+                "parameters": [
+                    {
+                        "name": "puzzle",
+                        "in": "query",
+                        "required": True,
+                        "schema": {"type": "string", "maxLength": estimates.MAX_QUERY},
+                        "description": (
+                            "The puzzle, in the language of `JobRequest.puzzle` (in the URL: "
+                            "at most 1,000 characters)."
+                        ),
+                        "examples": {
+                            "sum": {"value": "SEND + MORE = MONEY"},
+                            "product": {"value": "TWO * TWO = SQUARE"},
+                            "equations": {"value": "A + A = B; B * C = AB"},
+                        },
+                    },
+                    {
+                        "name": "base",
+                        "in": "query",
+                        "schema": {"type": "integer", "minimum": 2, "maximum": 36},
+                    },
+                    {
+                        "name": "leading_zeros",
+                        "in": "query",
+                        "schema": {
+                            "type": "string",
+                            "enum": [p.value for p in alphametic.LeadingZeros],
+                        },
+                    },
+                    {
+                        "name": "fixed",
+                        "in": "query",
+                        "schema": {"type": "string", "maxLength": estimates.MAX_FIXED},
+                        "description": "Known digits as letter=digit pairs: `E=5,M=1`.",
+                    },
+                ],  # fmt: skip
+                "responses": {
+                    "200": body("Estimate", "The estimate."),
+                    "422": problem("A bad puzzle or option (`field` names it)."),
+                    # Refused by the web server before the app: the puzzle travels in the URL.
+                    "414": {"description": "The request line (path and query) is too long."},
+                    "429": problem(
+                        "Over the client's rate of job creation, which estimates count against, "
+                        "or (type `busy`, field `client`) while another estimate of the client "
+                        "runs: one runs at a time per client.",
+                        retry=True,
+                    ),
+                },
+            },
+        },
+    }

@@ -1,0 +1,56 @@
+"""How the OpenAPI document describes a puzzle: grammar, limits, an example of each kind."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import alphametic
+from alphametic.language import grammar
+from alphametic.language.expr import MAX_POWER_BITS
+from alphametic.language.grammar import MAX_DEPTH
+
+# One puzzle of each kind the language has (every one parses; tests/web checks it).
+EXAMPLES = [
+    "SEND + MORE = MONEY",
+    "TWO * TWO = SQUARE",
+    "ABCD / EF = GH",
+    "NAUGHT ^ 2 = ZERO ^ 3",
+    "TOM * 13 = DALEY",
+    "A + A = B; B * C = AB",
+    "(A + B) * C = -(D - EF)",
+]
+
+# The grammar as alphametic/language/grammar.py's docstring gives it (its indented lines).
+GRAMMAR = "\n".join(
+    line for line in (grammar.__doc__ or "").splitlines() if line.startswith("    ")
+)
+
+
+def puzzle_description() -> str:
+    """The grammar, rules and limits of the puzzle field, as Markdown."""
+    return (
+        "One or more equations, separated by `;` or new lines (a new line where an equation "
+        "cannot end yet is a space, so long sums may span lines). Words are letters A-Z (any "
+        "case), numbers are digits (`13`), and a word may mix both (`AB3`); a digit in a word "
+        "is a constant. Operators, loosest first: `+ -`; `* × / ÷` (left to right); unary "
+        "minus; `^ **` (power, right to left); parentheses. `=` (or `==`) may be chained.\n\n"
+        f"```\n{GRAMMAR}\n```\n\n"
+        "`/` is exact: the divisor must divide and must not be 0. Different letters take "
+        "different digits; the leading-zero rule applies to every word of two or more "
+        "characters that starts with a letter. Jobs and solutions show the puzzle in a "
+        "canonical form (`TWO × TWO == SQUARE` becomes `TWO * TWO = SQUARE`).\n\n"
+        f"Limits: {alphametic.MAX_CHARS:,} characters, {alphametic.MAX_TERMS:,} words and "
+        f"numbers, nesting of parentheses, signs and powers {MAX_DEPTH} levels deep, powers "
+        f"whose value could exceed {MAX_POWER_BITS:,} bits are refused, and so is a division "
+        "by a literal 0. A puzzle that breaks a rule is 422 with the position of the fault."
+    )
+
+
+def puzzle_schema() -> dict[str, Any]:
+    """The JSON Schema of the puzzle field of a job request."""
+    return {
+        "type": "string",
+        "maxLength": alphametic.MAX_CHARS,
+        "description": puzzle_description(),
+        "examples": EXAMPLES,
+    }

@@ -1,0 +1,316 @@
+"""JSON Schemas of the API's bodies (the components of the OpenAPI document)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import alphametic
+from alphametic.explain.difficulty import LABELS
+from jobstore import Mode
+from web.openapi.puzzle import puzzle_schema
+
+MODES = [mode.value for mode in Mode]
+
+LINKS = ("self", "solutions", "cancel", "grid", "export", "page")
+NULL_TIME = {"type": ["string", "null"], "format": "date-time"}
+
+
+STORAGE_LEFT = {
+    "type": ["integer", "null"],
+    "minimum": 0,
+    "description": "Solutions this client's jobs may still store (its storage budget; null: "
+    "no budget). In an estimate, and in the answer to a submission only.",
+}
+
+
+def schemas(max_page: int) -> dict[str, Any]:
+    """Return the component schemas."""
+    digit_map = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
+    return {
+        "Problem": {
+            "type": "object",
+            "required": ["type", "title", "status", "detail"],
+            "properties": {
+                "type": {"type": "string"},
+                "title": {"type": "string"},
+                "status": {"type": "integer"},
+                "detail": {"type": "string"},
+                "field": {"type": "string"},
+                "position": {"type": ["integer", "null"]},
+                "cap": {"type": "integer", "minimum": 1},
+            },
+        },
+        "Options": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "base": {"type": "integer", "minimum": 2, "maximum": 36, "default": 10},
+                "leading_zeros": {
+                    "type": "string",
+                    "enum": [policy.value for policy in alphametic.LeadingZeros],
+                    "default": "multi-letter",
+                },
+                "fixed": {
+                    "type": "object",
+                    "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 35},
+                    "description": "Letters whose digit is given in advance.",
+                },
+            },
+        },
+        "JobRequest": {
+            "type": "object",
+            "required": ["puzzle"],
+            "additionalProperties": False,
+            "properties": {
+                "puzzle": puzzle_schema(),
+                "mode": {"type": "string", "enum": MODES, "default": Mode.SOLVE.value},
+                "options": {"$ref": "#/components/schemas/Options"},
+                "fresh": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "Start a new run even when an identical job exists (it "
+                    "counts against the rate and the cap of unfinished jobs like any job).",
+                },
+            },
+        },
+        "Job": {
+            "type": "object",
+            "required": [
+                "id",
+                "mode",
+                "puzzle",
+                "options",
+                "state",
+                "created",
+                "started",
+                "finished",
+                "attempt",
+                "progress",
+                "nodes",
+                "solutions_found",
+                "elapsed",
+                "eta",
+                "error",
+                "solution",
+                "links",
+            ],  # fmt: skip
+            "properties": {
+                "id": {"type": "string", "format": "uuid"},
+                "mode": {"type": "string", "enum": MODES},
+                "puzzle": {"type": "string"},
+                "options": {"type": "object"},
+                "state": {
+                    "type": "string",
+                    "enum": ["queued", "running", "succeeded", "failed", "canceled"],
+                },
+                "created": {"type": "string", "format": "date-time"},
+                "started": NULL_TIME,
+                "finished": NULL_TIME,
+                "attempt": {"type": "integer", "minimum": 0},
+                "progress": {"type": "number", "minimum": 0, "maximum": 1},
+                "nodes": {"type": "integer", "minimum": 0},
+                "solutions_found": {"type": "integer", "minimum": 0},
+                "elapsed": {"type": ["number", "null"], "minimum": 0},
+                "eta": {"type": ["number", "null"], "minimum": 0},
+                "error": {"type": ["string", "null"]},
+                "solution": {"oneOf": [digit_map, {"type": "null"}]},
+                "truncated": {"type": "boolean", "description": "Stored fewer than found."},
+                "truncated_reason": {
+                    "type": ["string", "null"],
+                    "enum": ["cap", "budget", None],
+                    "description": "What cut the list: `cap`, the job's cap on stored "
+                    "solutions; `budget`, its client's storage budget (a later identical "
+                    "submission starts a new run once the budget has room).",
+                },
+                "storage_left": STORAGE_LEFT,
+                "limit_at": {
+                    **NULL_TIME,
+                    "description": "When the job will stop at its time limit, when that comes "
+                    "before the end of its search (the ETA then counts to it).",
+                },
+                "queue_position": {
+                    "type": ["integer", "null"],
+                    "minimum": 1,
+                    "description": "While queued: 1 means it is next.",
+                },
+                "expected_start": {**NULL_TIME, "description": "While queued: a rough guess."},
+                "deleted": {**NULL_TIME, "description": "When its solutions were deleted."},
+                "clients": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "How many clients hold the job: identical submissions share "
+                    "it, and a cancel or delete by one of several only lets go of it.",
+                },
+                "links": {
+                    "type": "object",
+                    "required": list(LINKS),
+                    "properties": {name: {"type": "string"} for name in LINKS},
+                },
+            },
+        },
+        "SolutionsPage": {
+            "type": "object",
+            "required": ["job", "offset", "limit", "total", "truncated", "done", "items"],
+            "properties": {
+                "job": {"type": "string"},
+                "offset": {"type": "integer", "minimum": 0},
+                "limit": {"type": "integer", "minimum": 1, "maximum": max_page},
+                "total": {"type": "integer", "minimum": 0},
+                "truncated": {"type": "boolean"},
+                "done": {"type": "boolean"},
+                "next": {"type": "string"},
+                "items": {
+                    "type": "array",
+                    "maxItems": max_page,
+                    "items": {
+                        "type": "object",
+                        "required": ["solution", "line"],
+                        "properties": {"solution": digit_map, "line": {"type": "string"}},
+                    },
+                },
+            },
+        },
+        "Grid": {
+            "type": "object",
+            "required": ["job", "base", "total", "letters"],
+            "properties": {
+                "job": {"type": "string"},
+                "base": {"type": "integer", "minimum": 2, "maximum": 36},
+                "total": {"type": "integer", "minimum": 0},
+                "letters": {
+                    "type": "object",
+                    "additionalProperties": {
+                        "type": "array",
+                        "items": {"type": "integer", "minimum": 0},
+                    },
+                },
+            },
+        },
+        "Estimate": {
+            "type": "object",
+            "required": [
+                "puzzle",
+                "options",
+                "nodes",
+                "solutions",
+                "exact",
+                "seconds",
+                "time_limit",
+                "storage_cap",
+                "exceeds_time_limit",
+                "exceeds_storage_cap",
+                "storage_left",
+                "exceeds_storage_left",
+            ],  # fmt: skip
+            "properties": {
+                "puzzle": {"type": "string"},
+                "options": {"type": "object"},
+                "nodes": {"type": "number", "minimum": 0, "description": "Search-tree size."},
+                "solutions": {
+                    "type": "number",
+                    "minimum": 0,
+                    "description": "Solutions: exact when `exact`, else extrapolated.",
+                },
+                "exact": {"type": "boolean"},
+                "seconds": {"type": "number", "minimum": 0, "description": "Rough enumerate time."},
+                "time_limit": {"type": "number", "description": "An enumeration's soft limit."},
+                "storage_cap": {"type": "integer", "description": "Solutions stored per job."},
+                "exceeds_time_limit": {"type": "boolean"},
+                "exceeds_storage_cap": {"type": "boolean"},
+                "storage_left": STORAGE_LEFT,
+                "exceeds_storage_left": {
+                    "type": "boolean",
+                    "description": "An enumeration would find more than `storage_left` (with "
+                    "none left, it would store nothing).",
+                },
+            },
+        },
+        "Explanation": _explanation(digit_map),
+        "ExplanationPending": {
+            "type": "object",
+            "required": ["job", "state", "links"],
+            "properties": {
+                "job": {"type": "string", "format": "uuid"},
+                "state": {"type": "string", "enum": ["queued", "running"]},
+                "links": {
+                    "type": "object",
+                    "required": ["self"],
+                    "properties": {"self": {"type": "string"}},
+                },
+            },
+        },
+        "Health": {
+            "type": "object",
+            "required": ["status"],
+            "properties": {
+                "status": {"type": "string", "enum": ["ok", "ready", "not ready"]},
+                "redis": {"type": "boolean"},
+                "workers": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "replicas": {
+                    "type": "object",
+                    "required": ["connected", "floor"],
+                    "properties": {
+                        "connected": {"type": "integer", "minimum": 0},
+                        "floor": {"type": "integer", "minimum": 0},
+                    },
+                    "description": "Replicas connected to the Redis master, and the fewest "
+                    "that writes need (ALPHAMETIC_MIN_REPLICAS, with Sentinel): below it, "
+                    "not ready. 0 connected with Sentinel: writes go on, degraded.",
+                },
+                "engine": {
+                    "type": "string",
+                    "description": "Which engine runs plain sums here: native or python (why).",
+                },
+            },
+        },
+    }
+
+
+def _explanation(digit_map: dict[str, Any]) -> dict[str, Any]:
+    """Return the schema of GET /api/jobs/{id}/explain's body."""
+    digits = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 35}}
+    step = {
+        "type": "object",
+        "required": ["key", "params", "text", "facts"],
+        "additionalProperties": False,
+        "properties": {
+            "key": {"type": "string", "description": "The sentence's template key."},
+            "params": {"type": "object", "description": "The values the sentence is made of."},
+            "text": {"type": "string", "description": "The sentence, in the asked language."},
+            "facts": {
+                "type": "object",
+                "additionalProperties": digits,
+                "description": "Letter -> the digits it can still take after this step; "
+                "outside a case split true of every solution.",
+            },
+            "case": {
+                "type": "string",
+                "description": "The case split this step is in.",
+                "examples": ["E = 5", "E = 5, c1 = 0"],
+            },
+            "fail": {"const": True, "description": "This step is a dead end."},
+        },
+    }
+    return {
+        "type": "object",
+        "required": ["puzzle", "options", "solution", "steps", "difficulty"],
+        "properties": {
+            "puzzle": {"type": "string"},
+            "options": {"$ref": "#/components/schemas/Options"},
+            "solution": {
+                "oneOf": [digit_map, {"type": "null"}],
+                "description": "The first solution; null when there is none (or the search "
+                "stopped first: the last step says which).",
+            },
+            "steps": {"type": "array", "minItems": 1, "items": step},
+            "difficulty": {
+                "type": "object",
+                "required": ["score", "label", "text"],
+                "properties": {
+                    "score": {"type": "integer", "minimum": 0},
+                    "label": {"type": "string", "enum": [name for name, _ in LABELS]},
+                    "text": {"type": "string", "description": "Label and score, in words."},
+                },
+            },
+        },
+    }

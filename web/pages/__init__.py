@@ -1,0 +1,6 @@
+"""The HTML pages for people (Post/Redirect/Get, no JavaScript needed).
+
+Modules: views.py (the form and the job page: a new page's view goes here, its template in
+../templates/) · forms.py (the form's fields, the options they make, each error under its
+field) · jobtext.py (what the job page says about a job, in the page's language).
+"""

@@ -1,0 +1,160 @@
+"""The puzzle form: its fields, the options they make, and every error said under its field."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from werkzeug.datastructures import MultiDict
+
+from alphametic import PuzzleError
+from jobstore import Mode, OptionsError
+from jobstore.admission import OptionValueError
+from web.api.estimates import parse_fixed
+from web.bodies import whole_number
+from web.errors import puzzle
+from web.i18n import _, _l, locale_tag
+
+DEFAULT_FORM = {
+    "puzzle": "",
+    "mode": Mode.SOLVE.value,
+    "leading_zeros": "multi-letter",
+    "base": "10",
+    "fixed": "",
+}
+# What each mode is called on the form, and on its submit button.
+MODE_LABELS = {
+    "solve": (_l("Find one solution"), _l("Solve")),
+    "enumerate": (_l("Find every solution"), _l("Find all solutions")),
+    "count": (_l("Count the solutions"), _l("Count")),
+}
+POLICIES = [
+    ("multi-letter", _l("Words of two or more letters may not start with 0")),
+    ("every-word", _l("No word may start with 0, not even a one-letter word")),
+    ("allow", _l("Any word may start with 0")),
+]
+
+# Why fixed digits cannot hold together, as the engine words it (alphametic.language.options and
+# web.api.estimates), and how to say it in the page's language; the whole message must match.
+CONFLICTS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (re.compile(r"letter (\w) is fixed twice, to (\d+) and (\d+)"),
+     lambda m: _("%(letter)s is given two digits, %(first)s and %(second)s.",
+                 letter=m.group(1), first=m.group(2), second=m.group(3))),
+    (re.compile(r"letters (\w) and (\w) are both fixed to (\d+)"),
+     lambda m: _("%(first)s and %(second)s are both fixed to %(digit)s, but different letters "
+                 "stand for different digits.",
+                 first=m.group(1), second=m.group(2), digit=m.group(3))),
+    (re.compile(r"(\w) cannot be fixed to 0: it starts a word and the leading-zero policy is .+"),
+     lambda m: _("%(letter)s cannot be 0: it starts a word, and the chosen rule for leading "
+                 "zeros does not allow that.",
+                 letter=m.group(1))),
+]  # fmt: skip
+
+
+def modes() -> list[tuple[str, str, str]]:
+    """(value, label, button label) of every mode the job store offers, in its order."""
+    labels = [(mode.value, MODE_LABELS.get(mode.value, (mode.value, mode.value))) for mode in Mode]
+    return [(value, str(label), str(button)) for value, (label, button) in labels]
+
+
+def policy_label(value: str) -> str:
+    """What a leading-zero policy means, in the page's language."""
+    return next((str(text) for name, text in POLICIES if name == value), value)
+
+
+def form_values(source: MultiDict[str, str] | Any) -> dict[str, str]:
+    """Read the form fields (or a query prefill) with defaults, as the user typed them."""
+    return {key: str(source.get(key, default))[:20_000] for key, default in DEFAULT_FORM.items()}
+
+
+def form_options(values: dict[str, str]) -> dict[str, Any]:
+    """The job options the form's fields make (OptionsError naming the field if one is bad)."""
+    base = whole_number(values["base"])
+    if base is None:
+        raise OptionValueError("bad base", "options.base", "base")
+    options: dict[str, Any] = {"base": base, "leading_zeros": values["leading_zeros"]}
+    if values["fixed"].strip():
+        options["fixed"] = parse_fixed(values["fixed"])
+    return options
+
+
+def field_of(exc: OptionsError) -> str:
+    """The form field an option error belongs under ("options.fixed.E" -> "fixed")."""
+    name = exc.field.split(".")
+    if name[0] == "options" and len(name) > 1:
+        return name[1]
+    return "mode" if name[0] == "mode" else "options"
+
+
+def option_message(exc: OptionsError) -> str:
+    """Say what is wrong with an option in the page's language."""
+    reason = getattr(exc, "reason", "")
+    params: dict[str, Any] = dict(getattr(exc, "params", {}))
+    if reason == "range":
+        top = int(params["base"]) - 1
+        return _(
+            "%(letter)s is fixed to %(digit)s, but base %(base)s only has the digits 0 to %(top)s.",
+            top=top,
+            **params,
+        )
+    if reason == "missing":
+        return _("%(letter)s does not occur in the puzzle, so it cannot be fixed.", **params)
+    if reason == "conflict":
+        return conflict_message(str(exc))
+    messages = {
+        "options.base": _("The base must be a whole number from 2 to 36."),
+        "options.leading_zeros": _("Choose one of the rules for leading zeros in the list."),
+        "options.fixed": _("Write fixed digits as letter=digit pairs, for example E=5, M=1."),
+        "mode": _("Choose what to find: one solution, every solution or the count."),
+    }
+    return messages.get(".".join(exc.field.split(".")[:2]), str(exc))
+
+
+def conflict_message(detail: str) -> str:
+    """Why the fixed digits cannot all hold, in the page's language.
+
+    English keeps the engine's own words; an unknown reason is kept in English inside a
+    translated sentence, so nothing is lost when the engine adds one.
+    """
+    if locale_tag() != "en":
+        for pattern, spoken in CONFLICTS:
+            found = pattern.fullmatch(detail)
+            if found:
+                return spoken(found)
+    return _("These fixed digits cannot all hold (%(detail)s).", detail=detail)
+
+
+def puzzle_message(exc: PuzzleError) -> str:
+    """Say what is wrong with the puzzle, and where, in the page's language."""
+    detail = puzzle.say(exc.message)
+    if exc.position is not None:
+        if detail is not None:
+            return _("Character %(position)s: %(detail)s", position=exc.position + 1, detail=detail)
+        return _(
+            "The puzzle cannot be read at character %(position)s: %(detail)s",
+            position=exc.position + 1,
+            detail=exc.message,
+        )
+    if detail is not None:
+        return detail
+    return _("The puzzle cannot be read: %(detail)s", detail=exc.message)
+
+
+def caret(text: str, position: int | None) -> tuple[str, int] | None:
+    """The line of the puzzle holding an error's position, and the column to mark in it."""
+    if position is None or not 0 <= position <= len(text):
+        return None
+    start = text.rfind("\n", 0, position) + 1
+    end = text.find("\n", position)
+    line = text[start : len(text) if end < 0 else end]
+    return line.rstrip("\r"), position - start
+
+
+def queue_message(cap: int) -> str:
+    """Say that this browser's address has too many unfinished jobs."""
+    return _(
+        "One person may have at most %(cap)s unfinished jobs at once. "
+        "Wait for one to finish or cancel one, then try again.",
+        cap=cap,
+    )
