@@ -10,7 +10,8 @@ side of one run of a job) · shards.py (a sharded job read and ended as one) · 
 (counters and histograms) · waiters.py (long polling) · explanations.py (a job's explanation:
 asked for, worked out by a worker, kept) · workers.py (heartbeats) · messages.py
 (Celery task messages, built without a broker) · connection.py (clients, Unavailable, the
-breaker) · admin.py (the operator's queries).
+breaker) · admin.py (the operator's queries) · logformat.py (log lines for web and workers,
+text or JSON).
 
 It imports the engine (alphametic) and Celery's message protocol, never the worker package or
 Flask; importing it builds no Celery app.

@@ -4,7 +4,10 @@ Rooms: celery_app.py (the Celery app and its settings) · tasks.py (one task per
 (one attempt's search: hook, batches, progress) · explain.py (working out a job's
 explanation) · shards.py (splitting a big enumeration and
 running one shard) · heartbeat.py (bootsteps: heartbeats and the lease sweep) · holder.py (who
-holds a running job). Everything stored in Redis goes through the job store (jobstore/).
+holds a running job) · cursor.py (where a run stands in its search, so a later run resumes
+there) · stopping.py (a stopping worker's searches hand their jobs back) · broker.py (kombu's
+Redis transports, safe against a broker that stalls or fails over) · logs.py (the job id and
+attempt on every line). Everything stored in Redis goes through the job store (jobstore/).
 
 `app` is created on first access, so importing a submodule does not build the module-level
 Celery app; `celery -A worker worker -Q solve` finds it through `worker.app`.

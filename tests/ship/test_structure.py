@@ -165,3 +165,47 @@ def test_no_test_helper_ships() -> None:
     files = sources(*PACKAGES)
     names = {target for name, path in files.items() for target in imports(name, path, set(files))}
     assert not {n for n in names if n.split(".")[0] in ("pytest", "tests")}
+
+
+def packages(*tops: str) -> dict[str, Path]:
+    """Package name -> folder of every package (a folder with __init__.py) under the tops."""
+    return {
+        module_name(p): p.parent for top in tops for p in sorted((ROOT / top).rglob("__init__.py"))
+    }
+
+
+def rooms(folder: Path) -> list[str]:
+    """What a package holds: its modules as name.py and its subpackages as name/."""
+    modules = [p.name for p in sorted(folder.glob("*.py")) if p.name != "__init__.py"]
+    return modules + [f"{p.parent.name}/" for p in sorted(folder.glob("*/__init__.py"))]
+
+
+@pytest.mark.parametrize("package", sorted(packages(*PACKAGES)))
+def test_every_package_docstring_names_its_modules(package: str) -> None:
+    """A newcomer reads a folder's docstring and knows each room in it."""
+    folder = packages(*PACKAGES)[package]
+    doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text())) or ""
+    missing = [room for room in rooms(folder) if room not in doc]
+    assert not missing, f"{package}'s docstring does not name {missing}"
+
+
+def families(names: list[str]) -> list[list[str]]:
+    """Groups of module names sharing a prefix before '_' (explain_*, cli_* ...): a folder's job."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        groups.setdefault(name.removesuffix(".py").split("_")[0], []).append(name)
+    return [sorted(g) for g in groups.values() if len(g) > 1 and any("_" in n for n in g)]
+
+
+def test_the_family_check_sees_a_family() -> None:
+    assert families(["explain.py", "explain_ja.py", "plan.py", "celery_app.py"]) == [
+        ["explain.py", "explain_ja.py"]
+    ]
+
+
+@pytest.mark.parametrize("package", sorted(packages(*PACKAGES)))
+def test_no_prefix_family_of_modules(package: str) -> None:
+    """A family of modules sharing a prefix is a folder, not names side by side."""
+    folder = packages(*PACKAGES)[package]
+    names = [p.name for p in folder.glob("*.py") if not p.name.startswith("_")]
+    assert families(names) == []
