@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from flask import current_app, request
 
 import alphametic
 from jobstore import Job, JobStore, Mode, Rate, State
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 # Seconds a client at the cap of unfinished jobs is told to wait before retrying.
 QUEUE_FULL_RETRY = 5
@@ -37,11 +40,11 @@ def rates() -> tuple[Rate, ...]:
 
 
 def submit(mode: str, puzzle: str, options: Mapping[str, Any], fresh: bool = False) -> Job:
-    """Queue a job for this client; the submit script counts the request against its rates.
+    """Queue a job for this client (a view marked @charged: its request is already counted).
 
-    `fresh`: a new run even when an identical job exists (dedup skipped, rate and cap not).
+    `fresh`: a new run even when an identical job exists (dedup skipped, the cap not).
     """
-    return store().submit(mode, puzzle, options, client=client_id(), rates=rates(), fresh=fresh)
+    return store().submit(mode, puzzle, options, client=client_id(), fresh=fresh)
 
 
 def storage_left() -> int | None:
@@ -49,13 +52,19 @@ def storage_left() -> int | None:
     return store().storage_left(client_id())
 
 
-def refused() -> None:
-    """Count a job-creating request refused before it reached submit (RateLimited beyond).
+def charged(view: Callable[P, R]) -> Callable[P, R]:
+    """Mark a job-creating view: its request counts once against the client's rates.
 
-    Every job-creating request counts against the client's rates, malformed ones too; the
-    views call this on each path that refuses a request before submit() would count it.
+    Counted before the view runs, whatever it then answers (malformed, refused, queued or an
+    identical job found), so RateLimited (429) comes before any work, also a costly estimate.
     """
-    store().count_request(client_id(), rates())
+
+    @functools.wraps(view)
+    def counted(*args: P.args, **kwargs: P.kwargs) -> R:
+        store().count_request(client_id(), rates())
+        return view(*args, **kwargs)
+
+    return counted
 
 
 def valid_id(job_id: str) -> bool:

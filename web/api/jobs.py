@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, NoReturn
 
 from flask import Blueprint, Response, current_app, json, jsonify, request, url_for
-from werkzeug.exceptions import HTTPException
 
 from alphametic import PuzzleError
 from jobstore import Job, Mode, NotHeld, OptionsError, TooManyJobs
@@ -16,10 +15,10 @@ from web.errors.problems import ApiProblem
 from web.lookups import (
     QUEUE_FULL_RETRY,
     canonical_id,
+    charged,
     client_id,
     job_or_none,
     page_items,
-    refused,
     storage_left,
     store,
     submit,
@@ -144,16 +143,13 @@ def wait_arg() -> float:
 
 
 @bp.post("/jobs")
+@charged
 def create_job() -> Response:
     """Queue a job and answer 202 with its status and Location (after ?wait= at most)."""
-    try:
-        wait = wait_arg()
-        body = _json_body()
-        mode, puzzle, options = parse_job_request(body)
-        fresh = _fresh(body)
-    except (ApiProblem, HTTPException):
-        refused()  # counted like any job-creating request (submit counts the others)
-        raise
+    wait = wait_arg()
+    body = _json_body()
+    mode, puzzle, options = parse_job_request(body)
+    fresh = _fresh(body)
     try:
         job = submit(mode, puzzle, options, fresh=fresh)
     except OptionsError as exc:  # before PuzzleError: a bad option value is both
@@ -258,9 +254,9 @@ def export_job(job_id: str) -> Response:
 
 
 @bp.get("/estimate")
+@charged  # a tenth of a second of counting: it costs like a job-creating request
 def estimate() -> Response:
     """Estimate an enumeration's size and time (cheap, bounded) before submitting it."""
-    refused()  # a tenth of a second of counting: it costs like a job-creating request
     args = request.args
     if len(args.get("puzzle", "")) > estimates.MAX_QUERY:
         detail = f"'puzzle' is longer than {estimates.MAX_QUERY} characters here; POST the job."

@@ -27,11 +27,11 @@ from web.lookups import (
     QUEUE_FULL_RETRY,
     answer_of,
     canonical_id,
+    charged,
     client_id,
     grid_rows,
     job_or_none,
     pager,
-    refused,
     solution_rows,
     storage_left,
     store,
@@ -170,6 +170,7 @@ def _size_warning(values: dict[str, str], options: dict[str, Any]) -> str | None
 
 
 @bp.post("/jobs")
+@charged
 def create_job() -> Any:
     """Queue a job from the form and redirect to its page, or re-show the form with errors."""
     values = forms.form_values(request.form)
@@ -178,11 +179,9 @@ def create_job() -> Any:
     try:
         options = forms.form_options(values)
     except OptionsError as exc:
-        refused()  # refused before submit, which counts the requests it refuses itself
         return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
     warning = _size_warning(values, options)
     if warning:
-        refused()  # not queued, but a job-creating request all the same
         # The warning's buttons send the form again: a Run again stays a new run.
         return _show_form(values, {}, 200, warning=warning, fresh=request.form.get("fresh"))
     try:
