@@ -195,6 +195,9 @@ def test_the_page_logs_in_lists_and_cancels(
             timeout=10,
         )
         assert page.status_code == 200 and job_id in page.text  # redirected to the listing
+        # One plain Redis: no replica, no floor, and the page says what that risks.
+        assert "Replicas connected: <strong>0</strong> (floor 0)" in page.text
+        assert "No replica: a failover now would lose" in page.text
         forged = browser.post(
             f"{ops_web.url}/admin/actions", data={"action": "cancel", "ids": job_id}, timeout=10
         )

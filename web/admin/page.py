@@ -108,6 +108,7 @@ def index() -> str:
         modes=[m.value for m in Mode],
         queues=queues(store()),
         workers=workers(store()),
+        replicas=store().health().get("replicas"),
         messages=get_flashed_messages(),
         back=request.full_path.rstrip("?"),
     )
