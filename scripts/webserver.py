@@ -27,6 +27,11 @@ timeout = 30  # seconds a worker may go without a heartbeat (a CPU-bound request
 control_socket_disable = True
 # Gunicorn's own lines (and an access log, if configured) in ALPHAMETIC_LOG_FORMAT, escaped.
 logger_class = "scripts.gunicorn_logging.GunicornLogger"
+# The app refuses a request line over 4094 bytes (414) and a header line over 8190 (431) as
+# problem+json (web.bodies.check_head): gunicorn's own limits sit above, as a backstop whose
+# refusal is its HTML page. 8190 is the longest request line gunicorn reads.
+limit_request_line = 8190
+limit_request_field_size = 16380
 
 
 def on_starting(server: Any) -> None:

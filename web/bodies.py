@@ -1,5 +1,9 @@
 """Request bodies: read whole within a cap and a deadline before any view runs, JSON kept shallow.
 
+The request line and each header line are capped here too (check_head, the app's first hook:
+414 and 431 answered by the app, problem+json under /api/): gunicorn's own limits sit above
+these caps (scripts/webserver.py), so it is the app, not gunicorn's HTML page, that refuses.
+
 A WSGI middleware (BodyGuard) reads every request body into memory before Flask sees it, so
 that a client sending its body slowly cannot hold a request for longer than BODY_SECONDS of
 wall clock (408), a chunked body over MAX_CONTENT_LENGTH is refused (413: Werkzeug would cut it
@@ -23,10 +27,16 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import quote
 
-from flask import Flask
+from flask import Flask, request
 from flask.json.provider import DefaultJSONProvider
-from werkzeug.exceptions import HTTPException, RequestTimeout
+from werkzeug.exceptions import (
+    HTTPException,
+    RequestHeaderFieldsTooLarge,
+    RequestTimeout,
+    RequestURITooLarge,
+)
 
 from web.errors.problems import ApiProblem
 
@@ -34,6 +44,10 @@ BODY_SECONDS = 10.0  # a request body must arrive whole within this many seconds
 IO_SECONDS = 10.0  # any one read or write of a client's socket may wait this long
 MAX_JSON_DEPTH = 32  # nesting of a JSON body; a job request needs 3
 PIECE = 64 * 1024  # bytes asked of the server's input stream at a time
+# gunicorn's default caps, now the app's: "GET /path?query HTTP/1.1" without its CRLF, and one
+# header line with its CRLF.
+MAX_REQUEST_LINE = 4094
+MAX_HEADER_FIELD = 8190
 
 _STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKETS = re.compile(rb"[\[\]{}]")
@@ -159,10 +173,52 @@ def _too_slow(seconds: float) -> str:
     return f"The request body did not arrive within {seconds:g} seconds; send it again."
 
 
+def request_line_length(wsgi_vars: Mapping[str, Any]) -> int:
+    """Bytes of the request line as sent: method, target and protocol with their two spaces."""
+    target = wsgi_vars.get("RAW_URI") or wsgi_vars.get("REQUEST_URI")
+    if target is None:  # another server: rebuild the target from the decoded path
+        query = wsgi_vars.get("QUERY_STRING", "")
+        target = quote(str(wsgi_vars.get("PATH_INFO", ""))) + (f"?{query}" if query else "")
+    parts = (wsgi_vars.get("REQUEST_METHOD", ""), target, wsgi_vars.get("SERVER_PROTOCOL", ""))
+    return sum(len(str(part)) for part in parts) + 2
+
+
+def longest_header(wsgi_vars: Mapping[str, Any]) -> tuple[str, int]:
+    """(name, bytes) of the longest header line, "Name: value" with its CRLF; ("", 0) if none.
+
+    A header sent several times is measured as the server joined it (its values comma-separated).
+    """
+    longest = ("", 0)
+    for key, value in wsgi_vars.items():
+        if key.startswith("HTTP_") or key in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            name = key.removeprefix("HTTP_").replace("_", "-").title()
+            size = len(name) + len(": ") + len(str(value)) + len("\r\n")
+            longest = max(longest, (name, size), key=lambda pair: pair[1])
+    return longest
+
+
+def check_head() -> None:
+    """Refuse a request line over MAX_REQUEST_LINE (414) or a header line over MAX_HEADER_FIELD
+    (431) bytes, as gunicorn would, but as the app's own error answer."""
+    wsgi_vars = request.environ
+    if request_line_length(wsgi_vars) > MAX_REQUEST_LINE:
+        raise RequestURITooLarge(
+            f"The request line is longer than {MAX_REQUEST_LINE} bytes: shorten the query, "
+            "or send the puzzle in a job's JSON body."
+        )
+    name, size = longest_header(wsgi_vars)
+    if size > MAX_HEADER_FIELD:
+        raise RequestHeaderFieldsTooLarge(
+            f"The header {name} is {size} bytes long; a header line may have {MAX_HEADER_FIELD}."
+        )
+
+
 def init_bodies(app: Flask) -> None:
-    """Put the BodyGuard in front of the app (outermost, so no view waits on a socket)."""
+    """Put the BodyGuard in front of the app (outermost, so no view waits on a socket), and
+    check_head before every other hook."""
     app.wsgi_app = BodyGuard(app.wsgi_app, app.config)  # type: ignore[method-assign, assignment]
     app.json = GuardedJSON(app)
+    app.before_request_funcs.setdefault(None, []).insert(0, check_head)
 
 
 def whole_number(text: str) -> int | None:

@@ -19,6 +19,7 @@ from pathlib import Path
 import redis
 
 from jobstore import Job, JobStore, Settings
+from scripts import webserver
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -267,7 +268,8 @@ class WebServer(Spawned):
         args = [
             sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{self.port}",
             "--workers", str(workers), "--threads", str(threads), "--timeout", "30",
-            "--no-control-socket", "web.wsgi:app",
+            "--no-control-socket", "--limit-request-line", str(webserver.limit_request_line),
+            "--limit-request-field_size", str(webserver.limit_request_field_size), "web.wsgi:app",
         ]  # fmt: skip
         if command is not None:
             args = command(self.port)

@@ -32,7 +32,7 @@ BUDGET = 0.1  # seconds of counting one estimate may spend
 CPU_BUDGET = 0.3
 # How long a client's estimate marker lives at most (it is removed when the estimate ends).
 ALONE_SECONDS = 10.0
-MAX_QUERY = 1000  # characters of a puzzle sent in a URL (gunicorn reads request lines of 4 KiB)
+MAX_QUERY = 1000  # characters of a puzzle sent in a URL (a request line: web.bodies, 4 KiB)
 MAX_FIXED = 200
 # Rough speeds of one enumerate worker on the reference machine: the shard threshold is "about a
 # second of search" in nodes, and storing runs at about half a million solutions a second

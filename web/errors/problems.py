@@ -16,9 +16,11 @@ TITLES = {
     405: "Method not allowed",
     409: "Conflict",
     413: "Request body too large",
+    414: "Request line too long",
     415: "Unsupported media type",
     422: "Invalid request",
     429: "Too many requests",
+    431: "Header too large",
     500: "Internal server error",
     503: "Service unavailable",
 }
@@ -30,9 +32,11 @@ SLUGS = {
     405: "method-not-allowed",
     409: "conflict",
     413: "body-too-large",
+    414: "request-line-too-long",
     415: "unsupported-media-type",
     422: "invalid-request",
     429: "rate-limited",
+    431: "header-too-large",
     500: "internal-error",
     503: "unavailable",
 }
