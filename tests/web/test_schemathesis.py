@@ -18,6 +18,7 @@ load_all_checks()
 
 POSITIVE, NEGATIVE = GenerationMode.POSITIVE, GenerationMode.NEGATIVE
 # Schemathesis leaves out the document's own URL; operations without inputs get no negative run.
+# The admin API (off on this server: 404 everywhere) is checked in test_openapi.py instead.
 RUNS = [
     ("/api/jobs", "POST", POSITIVE),
     ("/api/jobs", "POST", NEGATIVE),
@@ -51,6 +52,7 @@ def api_schema(live_server: str) -> Any:
 
 def test_every_operation_is_fuzzed(api_schema: Any) -> None:
     found = {(op.ok().path, op.ok().method.upper()) for op in api_schema.get_all_operations()}
+    found = {(path, method) for path, method in found if not path.startswith("/admin/")}
     assert found == {(path, method) for path, method, _ in RUNS}
 
 
@@ -71,9 +73,10 @@ def test_api_conforms(
     )
     def run(case: Any) -> None:
         response = case.call(base_url=live_server, session=session, timeout=20)
-        if response.status_code == 414:
-            # gunicorn refuses a request line over its limit before the app sees it (a
-            # documented answer, but not one of the codes schemathesis counts as a refusal).
+        kind = " ".join(response.headers.get("content-type", []))
+        if response.status_code == 414 and "html" in kind:
+            # Past its own (raised) limit gunicorn still refuses a request line itself, with
+            # its HTML page; below it the app answers problem+json, as documented.
             return
         # Any string is schema-valid for 'puzzle', but only real puzzles are accepted: the
         # grammar is the engine's, so "valid data is accepted" cannot hold for that field.

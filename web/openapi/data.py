@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import alphametic
 from web.api import estimates
+from web.openapi.responses import JOB_ID, body, problem, ref, too_long
 
 
-def data_paths(
-    job_id: dict[str, Any],
-    problem: Callable[..., dict[str, Any]],
-    body: Callable[..., dict[str, Any]],
-    common: dict[str, Any],
-) -> dict[str, Any]:
-    """The path items, built with openapi.py's job id parameter and response helpers."""
+def data_paths(common: dict[str, Any]) -> dict[str, Any]:
+    """The path items; `common` holds the answers every job path may give (404, 414, 503)."""
     return {
         "/api/jobs/{job_id}/export": {
-            "parameters": [job_id],
+            "parameters": [JOB_ID],
             "get": {
                 "operationId": "exportSolutions",
                 "summary": "Download every stored solution, streamed (a download, not a page).",
@@ -81,10 +75,7 @@ def data_paths(
                     {
                         "name": "leading_zeros",
                         "in": "query",
-                        "schema": {
-                            "type": "string",
-                            "enum": [p.value for p in alphametic.LeadingZeros],
-                        },
+                        "schema": ref("LeadingZeros"),
                     },
                     {
                         "name": "fixed",
@@ -96,8 +87,7 @@ def data_paths(
                 "responses": {
                     "200": body("Estimate", "The estimate."),
                     "422": problem("A bad puzzle or option (`field` names it)."),
-                    # Refused by the web server before the app: the puzzle travels in the URL.
-                    "414": {"description": "The request line (path and query) is too long."},
+                    **too_long(),  # the puzzle travels in the URL
                     "429": problem(
                         "Over the client's rate of job creation, which estimates count against, "
                         "or (type `busy`, field `client`) while another estimate of the client "

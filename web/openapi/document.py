@@ -8,45 +8,12 @@ from flask import Flask
 
 import alphametic
 from web.i18n import LANGUAGES
+from web.openapi.admin import SCHEME, admin_paths, admin_schemas
 from web.openapi.data import data_paths
+from web.openapi.responses import JOB_ID, RETRY_AFTER, body, problem, ref, too_long
 from web.openapi.schemas import schemas
 
-PROBLEM = "application/problem+json"
 MAX_OFFSET = 10**9
-UUID4 = "^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
-JOB_ID = {
-    "name": "job_id",
-    "in": "path",
-    "required": True,
-    "schema": {"type": "string", "format": "uuid", "pattern": UUID4},
-    "description": "The job's id (a uuid4).",
-}
-RETRY_AFTER = {
-    "description": "Seconds to wait before asking again.",
-    "schema": {"type": "string", "pattern": "^[0-9]+$"},
-}
-
-
-def _problem(description: str, retry: bool = False) -> dict[str, Any]:
-    """Describe a problem+json error response."""
-    response: dict[str, Any] = {
-        "description": description,
-        "content": {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}},
-    }
-    if retry:
-        response["headers"] = {"Retry-After": RETRY_AFTER}
-    return response
-
-
-def _json(ref: str, description: str, headers: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Describe a JSON response whose body is the named schema."""
-    response: dict[str, Any] = {
-        "description": description,
-        "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}},
-    }
-    if headers:
-        response["headers"] = headers
-    return response
 
 
 def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
@@ -63,10 +30,9 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
         "schema": {"type": "number", "minimum": 0, "maximum": max_wait},
     }
     common = {
-        "404": _problem("No job with this id."),
-        # The web server itself refuses a request line over its limit, before the app sees it.
-        "414": {"description": "The request line (path and query) is too long."},
-        "503": _problem("Redis cannot be reached; retry later.", retry=True),
+        "404": problem("No job with this id."),
+        **too_long(),
+        "503": problem("Redis cannot be reached; retry later.", retry=True),
     }
     return {
         "/api/jobs": {
@@ -76,12 +42,10 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                 "parameters": [wait],
                 "requestBody": {
                     "required": True,
-                    "content": {
-                        "application/json": {"schema": {"$ref": "#/components/schemas/JobRequest"}}
-                    },
+                    "content": {"application/json": {"schema": ref("JobRequest")}},
                 },
                 "responses": {
-                    "202": _json(
+                    "202": body(
                         "Job",
                         "Queued, or an identical job already known (not when `fresh`, nor one "
                         "whose list the client's storage budget cut while it has room again); "
@@ -89,14 +53,15 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                         "With ?wait, the body may show the job already ended.",
                         {"Location": {"schema": {"type": "string"}}, **status_headers},
                     ),
-                    "413": _problem("The body is larger than the cap."),
-                    "415": _problem("The body is not application/json."),
-                    "422": _problem("Malformed JSON, bad fields, a puzzle error, or bad wait."),
-                    "429": _problem(
+                    "413": problem("The body is larger than the cap."),
+                    "415": problem("The body is not application/json."),
+                    "422": problem("Malformed JSON, bad fields, a puzzle error, or bad wait."),
+                    "429": problem(
                         "Too many jobs created by this client (rate limit), or too many of its "
                         "jobs unfinished (type .../too-many-jobs, the cap in 'cap').",
                         retry=True,
                     ),
+                    **too_long(),
                     "503": common["503"],
                 },
             }
@@ -108,8 +73,8 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                 "summary": "The job's status; Retry-After while it is not finished.",
                 "parameters": [wait],
                 "responses": {
-                    "200": _json("Job", "The job's status.", status_headers),
-                    "422": _problem("wait out of range."),
+                    "200": body("Job", "The job's status.", status_headers),
+                    "422": problem("wait out of range."),
                     **common,
                 },
             },
@@ -123,9 +88,9 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                     "only lets go of it: they keep its solutions."
                 ),
                 "responses": {
-                    "200": _json("Job", "The job's status, its solutions removed (or let go of)."),
-                    "403": _problem("Others submitted this job: this client may not delete it."),
-                    "409": _problem("The job has not ended yet: cancel it first."),
+                    "200": body("Job", "The job's status, its solutions removed (or let go of)."),
+                    "403": problem("Others submitted this job: this client may not delete it."),
+                    "409": problem("The job has not ended yet: cancel it first."),
                     **common,
                 },
             },
@@ -148,8 +113,8 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                     },
                 ],
                 "responses": {
-                    "200": _json("SolutionsPage", "A page of solutions."),
-                    "422": _problem("offset or limit out of range."),
+                    "200": body("SolutionsPage", "A page of solutions."),
+                    "422": problem("offset or limit out of range."),
                     **common,
                 },
             },
@@ -159,7 +124,7 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
             "get": {
                 "operationId": "getGrid",
                 "summary": "In how many solutions found so far each letter takes each digit.",
-                "responses": {"200": _json("Grid", "Counts per letter and digit."), **common},
+                "responses": {"200": body("Grid", "Counts per letter and digit."), **common},
             },
         },
         "/api/jobs/{job_id}/explain": {
@@ -195,28 +160,28 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                     },
                 ],
                 "responses": {
-                    "200": _json(
+                    "200": body(
                         "Explanation",
                         "The explanation.",
                         {"Content-Language": {"schema": {"type": "string"}}},
                     ),
-                    "202": _json(
+                    "202": body(
                         "ExplanationPending",
                         "A worker is working the explanation out: ask again after Retry-After.",
                         status_headers,
                     ),
-                    "422": _problem("wait out of range."),
-                    "429": _problem(
+                    "422": problem("wait out of range."),
+                    "429": problem(
                         "Over this client's rate limit, or it waits for another explanation "
                         "(type .../explanation-busy): one at a time per client.",
                         retry=True,
                     ),
-                    "500": _problem("The explainer failed on this puzzle."),
+                    "500": problem("The explainer failed on this puzzle."),
                     **common,
                 },
             },
         },
-        **data_paths(JOB_ID, _problem, _json, common),
+        **data_paths(common),
         "/api/jobs/{job_id}/cancel": {
             "parameters": [JOB_ID],
             "post": {
@@ -231,9 +196,9 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                 ),
                 "requestBody": {"required": False, "content": {"application/json": {"schema": {}}}},
                 "responses": {
-                    "200": _json("Job", "The job's status after the cancel request."),
-                    "403": _problem("Others submitted this job: this client may not cancel it."),
-                    "415": _problem("The request is not declared application/json."),
+                    "200": body("Job", "The job's status after the cancel request."),
+                    "403": problem("Others submitted this job: this client may not cancel it."),
+                    "415": problem("The request is not declared application/json."),
                     **common,
                 },
             },
@@ -254,7 +219,7 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
             "get": {
                 "operationId": "healthz",
                 "summary": "The process answers.",
-                "responses": {"200": _json("Health", "Alive.")},
+                "responses": {"200": body("Health", "Alive.")},
             }
         },
         "/readyz": {
@@ -262,13 +227,11 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                 "operationId": "readyz",
                 "summary": "Redis reachable and at least one worker per queue.",
                 "responses": {
-                    "200": _json("Health", "Ready."),
+                    "200": body("Health", "Ready."),
                     "503": {
                         "description": "Not ready.",
                         "headers": {"Retry-After": RETRY_AFTER},
-                        "content": {
-                            "application/json": {"schema": {"$ref": "#/components/schemas/Health"}}
-                        },
+                        "content": {"application/json": {"schema": ref("Health")}},
                     },
                 },
             }
@@ -295,6 +258,9 @@ def build_document(app: Flask) -> dict[str, Any]:
                 f"creation {app.config['RATE_LIMIT']} per client{unfinished}."
             ),
         },
-        "paths": _paths(max_page, float(app.config["MAX_WAIT"])),
-        "components": {"schemas": schemas(max_page)},
+        "paths": {**_paths(max_page, float(app.config["MAX_WAIT"])), **admin_paths()},
+        "components": {
+            "schemas": {**schemas(max_page), **admin_schemas()},
+            "securitySchemes": SCHEME,
+        },
     }

@@ -1,4 +1,8 @@
-"""JSON Schemas of the API's bodies (the components of the OpenAPI document)."""
+"""JSON Schemas of the API's bodies (the components of the OpenAPI document).
+
+One schema per concept (a mode, a state, the options, a solution, why a list was cut), referred
+to wherever it appears: a generated client then has one type for each, not one per field.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,12 @@ from typing import Any
 
 import alphametic
 from alphametic.explain.difficulty import LABELS
-from jobstore import Mode
+from jobstore import Mode, State
 from web.openapi.puzzle import puzzle_schema
+from web.openapi.responses import ref
 
 MODES = [mode.value for mode in Mode]
+STATES = [state.value for state in State]
 
 LINKS = ("self", "solutions", "cancel", "grid", "export", "page")
 NULL_TIME = {"type": ["string", "null"], "format": "date-time"}
@@ -25,8 +31,27 @@ STORAGE_LEFT = {
 
 def schemas(max_page: int) -> dict[str, Any]:
     """Return the component schemas."""
-    digit_map = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
+    solution_or_null = {"oneOf": [ref("Solution"), {"type": "null"}]}
     return {
+        "Mode": {"type": "string", "enum": MODES, "description": "What a job does."},
+        "State": {"type": "string", "enum": STATES, "description": "Where a job is."},
+        "LeadingZeros": {
+            "type": "string",
+            "enum": [policy.value for policy in alphametic.LeadingZeros],
+            "description": "Which words may start with 0.",
+        },
+        "Solution": {
+            "type": "object",
+            "additionalProperties": {"type": "integer", "minimum": 0},
+            "description": "Letter -> digit.",
+        },
+        "TruncatedReason": {
+            "type": "string",
+            "enum": ["cap", "budget"],
+            "description": "What cut a job's list of solutions: `cap`, the job's cap on stored "
+            "solutions; `budget`, its client's storage budget (a later identical submission "
+            "starts a new run once the budget has room).",
+        },
         "Problem": {
             "type": "object",
             "required": ["type", "title", "status", "detail"],
@@ -45,11 +70,7 @@ def schemas(max_page: int) -> dict[str, Any]:
             "additionalProperties": False,
             "properties": {
                 "base": {"type": "integer", "minimum": 2, "maximum": 36, "default": 10},
-                "leading_zeros": {
-                    "type": "string",
-                    "enum": [policy.value for policy in alphametic.LeadingZeros],
-                    "default": "multi-letter",
-                },
+                "leading_zeros": {**ref("LeadingZeros"), "default": "multi-letter"},
                 "fixed": {
                     "type": "object",
                     "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 35},
@@ -63,8 +84,8 @@ def schemas(max_page: int) -> dict[str, Any]:
             "additionalProperties": False,
             "properties": {
                 "puzzle": puzzle_schema(),
-                "mode": {"type": "string", "enum": MODES, "default": Mode.SOLVE.value},
-                "options": {"$ref": "#/components/schemas/Options"},
+                "mode": {**ref("Mode"), "default": Mode.SOLVE.value},
+                "options": ref("Options"),
                 "fresh": {
                     "type": "boolean",
                     "default": False,
@@ -73,7 +94,7 @@ def schemas(max_page: int) -> dict[str, Any]:
                 },
             },
         },
-        "Job": {
+        "JobStatus": {
             "type": "object",
             "required": [
                 "id",
@@ -92,17 +113,13 @@ def schemas(max_page: int) -> dict[str, Any]:
                 "eta",
                 "error",
                 "solution",
-                "links",
             ],  # fmt: skip
             "properties": {
                 "id": {"type": "string", "format": "uuid"},
-                "mode": {"type": "string", "enum": MODES},
+                "mode": ref("Mode"),
                 "puzzle": {"type": "string"},
-                "options": {"type": "object"},
-                "state": {
-                    "type": "string",
-                    "enum": ["queued", "running", "succeeded", "failed", "canceled"],
-                },
+                "options": ref("Options"),
+                "state": ref("State"),
                 "created": {"type": "string", "format": "date-time"},
                 "started": NULL_TIME,
                 "finished": NULL_TIME,
@@ -113,14 +130,11 @@ def schemas(max_page: int) -> dict[str, Any]:
                 "elapsed": {"type": ["number", "null"], "minimum": 0},
                 "eta": {"type": ["number", "null"], "minimum": 0},
                 "error": {"type": ["string", "null"]},
-                "solution": {"oneOf": [digit_map, {"type": "null"}]},
+                "solution": solution_or_null,
                 "truncated": {"type": "boolean", "description": "Stored fewer than found."},
                 "truncated_reason": {
-                    "type": ["string", "null"],
-                    "enum": ["cap", "budget", None],
-                    "description": "What cut the list: `cap`, the job's cap on stored "
-                    "solutions; `budget`, its client's storage budget (a later identical "
-                    "submission starts a new run once the budget has room).",
+                    "oneOf": [ref("TruncatedReason"), {"type": "null"}],
+                    "description": "What cut the list; null when nothing did.",
                 },
                 "storage_left": STORAGE_LEFT,
                 "limit_at": {
@@ -141,12 +155,24 @@ def schemas(max_page: int) -> dict[str, Any]:
                     "description": "How many clients hold the job: identical submissions share "
                     "it, and a cancel or delete by one of several only lets go of it.",
                 },
-                "links": {
-                    "type": "object",
-                    "required": list(LINKS),
-                    "properties": {name: {"type": "string"} for name in LINKS},
-                },
             },
+        },
+        "Job": {
+            "allOf": [
+                ref("JobStatus"),
+                {
+                    "type": "object",
+                    "required": ["links"],
+                    "properties": {
+                        "links": {
+                            "type": "object",
+                            "required": list(LINKS),
+                            "properties": {name: {"type": "string"} for name in LINKS},
+                        },
+                    },
+                },
+            ],
+            "description": "A job's status and the links to its other resources.",
         },
         "SolutionsPage": {
             "type": "object",
@@ -165,7 +191,7 @@ def schemas(max_page: int) -> dict[str, Any]:
                     "items": {
                         "type": "object",
                         "required": ["solution", "line"],
-                        "properties": {"solution": digit_map, "line": {"type": "string"}},
+                        "properties": {"solution": ref("Solution"), "line": {"type": "string"}},
                     },
                 },
             },
@@ -204,7 +230,7 @@ def schemas(max_page: int) -> dict[str, Any]:
             ],  # fmt: skip
             "properties": {
                 "puzzle": {"type": "string"},
-                "options": {"type": "object"},
+                "options": ref("Options"),
                 "nodes": {"type": "number", "minimum": 0, "description": "Search-tree size."},
                 "solutions": {
                     "type": "number",
@@ -225,7 +251,7 @@ def schemas(max_page: int) -> dict[str, Any]:
                 },
             },
         },
-        "Explanation": _explanation(digit_map),
+        "Explanation": _explanation(solution_or_null),
         "ExplanationPending": {
             "type": "object",
             "required": ["job", "state", "links"],
@@ -266,7 +292,7 @@ def schemas(max_page: int) -> dict[str, Any]:
     }
 
 
-def _explanation(digit_map: dict[str, Any]) -> dict[str, Any]:
+def _explanation(solution_or_null: dict[str, Any]) -> dict[str, Any]:
     """Return the schema of GET /api/jobs/{id}/explain's body."""
     digits = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 35}}
     step = {
@@ -288,7 +314,7 @@ def _explanation(digit_map: dict[str, Any]) -> dict[str, Any]:
                 "description": "The case split this step is in.",
                 "examples": ["E = 5", "E = 5, c1 = 0"],
             },
-            "fail": {"const": True, "description": "This step is a dead end."},
+            "fail": {"type": "boolean", "const": True, "description": "This step is a dead end."},
         },
     }
     return {
@@ -296,9 +322,9 @@ def _explanation(digit_map: dict[str, Any]) -> dict[str, Any]:
         "required": ["puzzle", "options", "solution", "steps", "difficulty"],
         "properties": {
             "puzzle": {"type": "string"},
-            "options": {"$ref": "#/components/schemas/Options"},
+            "options": ref("Options"),
             "solution": {
-                "oneOf": [digit_map, {"type": "null"}],
+                **solution_or_null,
                 "description": "The first solution; null when there is none (or the search "
                 "stopped first: the last step says which).",
             },
