@@ -11,11 +11,8 @@ the master accepting, and ALPHAMETIC_MIN_REPLICAS refuses writes below its floor
 from __future__ import annotations
 
 import signal
-import threading
 import time
-import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -24,77 +21,12 @@ from kombu import Connection
 
 from jobstore import JobStore, Mode, Settings, State, Unavailable
 from jobstore.settings import ConfigError
-from tests.support.chaos import MEDIUM, SMALL, mismatch, ran_once, wait_done, wait_until
-from tests.support.sentinel import SentinelSetup, SentinelUnsupported
+from tests.support.chaos import mismatch, ran_once, wait_done, wait_until
+from tests.support.sentinel import SentinelSetup, SentinelUnsupported, Stream, following
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 RECOVERY_LIMIT = 15.0  # seconds from the kill until the API accepts submissions again
-PUZZLES = ("SEND + MORE = MONEY", "TO + GO = OUT", "ABC + DEF = GHI", "ONE + ONE = TWO")
-POLICIES = ("multi-letter", "allow", "every-word")
-# Distinct solve jobs of a few milliseconds each (no two share a dedup key), and between them
-# enumerations of up to 1.5 s that are running when the master dies (the kill comes after 20).
-SUBMISSIONS: list[dict[str, Any]] = [
-    {"puzzle": p, "mode": "solve", "options": {"base": b, "leading_zeros": lz}}
-    for b in range(10, 37)
-    for p in PUZZLES
-    for lz in POLICIES
-]
-for _n, (_puzzle, _options) in enumerate([MEDIUM, *SMALL]):
-    SUBMISSIONS.insert(12 + 2 * _n, {"puzzle": _puzzle, "mode": "enumerate", "options": _options})
-
-
-@dataclass
-class Answer:
-    """One submission's answer: when it was sent and came back, its status and job id."""
-
-    sent: float
-    received: float
-    status: int  # 0: no HTTP answer at all
-    job_id: str = ""
-
-
-class Stream(threading.Thread):
-    """Posts SUBMISSIONS to the API one after another, every `interval` s, keeping answers."""
-
-    def __init__(self, url: str, interval: float = 0.05) -> None:
-        super().__init__(name="submissions", daemon=True)
-        self.url = url + "/api/jobs"
-        self.interval = interval
-        self.answers: list[Answer] = []
-        self.stop = threading.Event()
-
-    def run(self) -> None:
-        """Submit until stopped or out of distinct puzzles."""
-        with requests.Session() as session:
-            for body in SUBMISSIONS:
-                if self.stop.is_set():
-                    return
-                self.answers.append(self.post(session, body))
-                self.stop.wait(self.interval)
-
-    def post(self, session: requests.Session, body: dict[str, Any]) -> Answer:
-        """One submission (a network error counts as status 0)."""
-        sent = time.monotonic()
-        try:
-            answer = session.post(self.url, json=body, timeout=10)
-        except requests.RequestException:
-            return Answer(sent, time.monotonic(), 0)
-        job_id = answer.json().get("id", "") if answer.status_code == 202 else ""
-        return Answer(sent, time.monotonic(), answer.status_code, job_id)
-
-    def accepted(self) -> list[Answer]:
-        """The answers that were 202 Accepted."""
-        return [a for a in list(self.answers) if a.status == 202]
-
-
-def following(settings: Settings, setup: SentinelSetup) -> Settings:
-    """Settings of a deployment of its own that follows the setup's sentinels."""
-    return settings.replace(
-        redis_url=f"redis://127.0.0.1:{setup.master_port()}/0",
-        redis_sentinels=setup.addresses,
-        key_prefix=f"sentinel-{uuid.uuid4().hex[:8]}",
-    )
 
 
 @pytest.fixture()

@@ -2,7 +2,8 @@
 
 Each server runs in a temp dir of its own on a free port of 127.0.0.1; each sentinel gets a
 freshly written conf (a sentinel rewrites its conf as it learns, so one is never reused).
-Used by tests/chaos/test_sentinel.py; nothing here runs in production.
+Used by tests/chaos/test_sentinel.py and test_failovers.py, with the stream of submissions
+both send (Stream); nothing here runs in production.
 """
 
 from __future__ import annotations
@@ -11,11 +12,18 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
+import uuid
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import redis
+import requests
 
+from jobstore import Settings
+from tests.support.chaos import MEDIUM, SMALL
 from tests.support.processes import free_port, stop_process, wait_for
 
 MASTER_NAME = "mymaster"
@@ -68,7 +76,9 @@ class Node:
 class SentinelSetup:
     """A master, `replicas` replicas of it and three sentinels watching it (quorum 2)."""
 
-    def __init__(self, replicas: int = 1) -> None:
+    def __init__(self, replicas: int = 1, failover_timeout_ms: int = 10_000) -> None:
+        # Sentinel starts no second failover of a master name within twice this of the first.
+        self.failover_timeout_ms = failover_timeout_ms
         self.root = Path(tempfile.mkdtemp(prefix="alphametic-sentinel-"))
         data = ["--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction"]
         # Diskless sync waits 5 s for more replicas by default: start syncing at once.
@@ -113,7 +123,7 @@ class SentinelSetup:
         return "\n".join([
             f"sentinel monitor {MASTER_NAME} 127.0.0.1 {self.master.port} 2",
             f"sentinel down-after-milliseconds {MASTER_NAME} {DOWN_AFTER_MS}",
-            f"sentinel failover-timeout {MASTER_NAME} 10000",
+            f"sentinel failover-timeout {MASTER_NAME} {self.failover_timeout_ms}",
             f"sentinel parallel-syncs {MASTER_NAME} 1",
             "",
         ])  # fmt: skip
@@ -191,3 +201,70 @@ class SentinelSetup:
         for node in self.all():
             node.stop()
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+PUZZLES = ("SEND + MORE = MONEY", "TO + GO = OUT", "ABC + DEF = GHI", "ONE + ONE = TWO")
+POLICIES = ("multi-letter", "allow", "every-word")
+# Distinct solve jobs of a few milliseconds each (no two share a dedup key), and between them
+# enumerations of up to 1.5 s that are running when the master dies (the kill comes after 20).
+SUBMISSIONS: list[dict[str, Any]] = [
+    {"puzzle": p, "mode": "solve", "options": {"base": b, "leading_zeros": lz}}
+    for b in range(10, 37)
+    for p in PUZZLES
+    for lz in POLICIES
+]
+for _n, (_puzzle, _options) in enumerate([MEDIUM, *SMALL]):
+    SUBMISSIONS.insert(12 + 2 * _n, {"puzzle": _puzzle, "mode": "enumerate", "options": _options})
+
+
+@dataclass
+class Answer:
+    """One submission's answer: when it was sent and came back, its status and job id."""
+
+    sent: float
+    received: float
+    status: int  # 0: no HTTP answer at all
+    job_id: str = ""
+
+
+class Stream(threading.Thread):
+    """Posts SUBMISSIONS to the API one after another, every `interval` s, keeping answers."""
+
+    def __init__(self, url: str, interval: float = 0.05) -> None:
+        super().__init__(name="submissions", daemon=True)
+        self.url = url + "/api/jobs"
+        self.interval = interval
+        self.answers: list[Answer] = []
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        """Submit until stopped or out of distinct puzzles."""
+        with requests.Session() as session:
+            for body in SUBMISSIONS:
+                if self.stop.is_set():
+                    return
+                self.answers.append(self.post(session, body))
+                self.stop.wait(self.interval)
+
+    def post(self, session: requests.Session, body: dict[str, Any]) -> Answer:
+        """One submission (a network error counts as status 0)."""
+        sent = time.monotonic()
+        try:
+            answer = session.post(self.url, json=body, timeout=10)
+        except requests.RequestException:
+            return Answer(sent, time.monotonic(), 0)
+        job_id = answer.json().get("id", "") if answer.status_code == 202 else ""
+        return Answer(sent, time.monotonic(), answer.status_code, job_id)
+
+    def accepted(self) -> list[Answer]:
+        """The answers that were 202 Accepted."""
+        return [a for a in list(self.answers) if a.status == 202]
+
+
+def following(settings: Settings, setup: SentinelSetup) -> Settings:
+    """Settings of a deployment of its own that follows the setup's sentinels."""
+    return settings.replace(
+        redis_url=f"redis://127.0.0.1:{setup.master_port()}/0",
+        redis_sentinels=setup.addresses,
+        key_prefix=f"sentinel-{uuid.uuid4().hex[:8]}",
+    )
