@@ -7,6 +7,8 @@ search over either engine; sizes, estimates and shards) · render.py (a solution
 sum, a table or a line) · __main__.py (python -m alphametic).
 """
 
+from .language.errors import ErrorCode
+from .language.options import check_options
 from .language.puzzle import (
     MAX_CHARS,
     MAX_TERMS,
@@ -22,12 +24,14 @@ from .search import Search, Size, as_dict, count, estimate, seconds, shards, siz
 __all__ = [
     "MAX_CHARS",
     "MAX_TERMS",
+    "ErrorCode",
     "LeadingZeros",
     "Puzzle",
     "PuzzleError",
     "Search",
     "Size",
     "as_dict",
+    "check_options",
     "count",
     "estimate",
     "from_words",

@@ -16,35 +16,20 @@ import alphametic
 from .model import Mode
 
 OPTION_NAMES = frozenset({"base", "leading_zeros", "fixed"})
-MIN_BASE, MAX_BASE = 2, 36
-POLICIES = tuple(policy.value for policy in alphametic.LeadingZeros)
 
 
 class OptionsError(ValueError):
-    """The submitted mode or options are not acceptable (bad puzzles raise PuzzleError).
+    """The submitted mode or options do not have the JSON shape they must have.
 
-    `field` names what is wrong as the API reports it ("mode", "options", "options.base", ...).
+    Bad option values (a base of 37, a digit outside the base, ...) and bad puzzles raise the
+    engine's PuzzleError, whose `field` names the option ("options.fixed.E") or "puzzle".
+    Here too `field` names what is wrong as the API reports it ("mode", "options", ...).
     """
 
     def __init__(self, message: str, field: str = "options") -> None:
         """Keep the field the message is about."""
         super().__init__(message)
         self.field = field
-
-
-class OptionValueError(OptionsError, alphametic.PuzzleError):
-    """An option value the engine would refuse (a base out of range, an unknown policy, ...).
-
-    It is both: an OptionsError that names the option's field, and still the PuzzleError that
-    callers catching the engine's errors have always seen for these values.
-    """
-
-    def __init__(self, message: str, field: str, reason: str, **params: Any) -> None:
-        """Keep the field, a reason code and its values (so pages can say it in any language)."""
-        alphametic.PuzzleError.__init__(self, message)
-        self.field = field
-        self.reason = reason  # "base", "policy", "letter", "range", "missing" or "conflict"
-        self.params = params
 
 
 def _integer(value: object) -> bool:
@@ -62,7 +47,8 @@ def check_mode(mode: object) -> Mode:
 
 
 def check_options(options: object) -> dict[str, Any]:
-    """The options' shape checked (their values are checked by the engine), or OptionsError."""
+    """The options' JSON shape checked (OptionsError), then their values by the engine
+    (PuzzleError naming the option)."""
     if options is None:
         return {}
     if not isinstance(options, Mapping):
@@ -79,53 +65,14 @@ def check_options(options: object) -> dict[str, Any]:
         isinstance(fixed, Mapping) and all(_integer(d) for d in fixed.values())
     ):
         raise OptionsError("'options.fixed' must map letters to integer digits.", "options.fixed")
-    _check_values(options)
+    # The values (a base of 37, a digit outside the base, ...) are the engine's to check: it
+    # raises the PuzzleError that names the option in its field, before any puzzle is read.
+    alphametic.check_options(
+        options.get("base", 10),
+        options.get("leading_zeros", alphametic.LeadingZeros.MULTI_LETTER),
+        options.get("fixed"),
+    )
     return dict(options)
-
-
-def _check_values(options: Mapping[str, Any]) -> None:
-    """Check the option values the engine would refuse, naming the option (OptionValueError)."""
-    base = options.get("base")
-    if base is not None and not MIN_BASE <= base <= MAX_BASE:
-        raise OptionValueError(
-            f"the base must be from {MIN_BASE} to {MAX_BASE}, not {base}", "options.base", "base"
-        )
-    policy = options.get("leading_zeros")
-    if policy is not None and policy.strip().lower() not in POLICIES:
-        raise OptionValueError(
-            f"unknown leading-zero policy {policy!r} (choose one of: {', '.join(POLICIES)})",
-            "options.leading_zeros",
-            "policy",
-        )
-    top = (base if base is not None else 10) - 1
-    for key, digit in (options.get("fixed") or {}).items():
-        letter = str(key).upper()
-        if len(letter) != 1 or not "A" <= letter <= "Z":
-            raise OptionValueError(
-                f"a fixed letter must be one letter A-Z, not {key!r}", "options.fixed", "letter"
-            )
-        if not 0 <= digit <= top:
-            raise OptionValueError(
-                f"digit {digit} fixed for {letter} is outside base {top + 1} (0 to {top})",
-                f"options.fixed.{letter}",
-                "range",
-                letter=letter,
-                digit=digit,
-                base=top + 1,
-            )
-
-
-def _check_fixed_letters(parsed: Any, fixed: Mapping[str, int]) -> None:
-    """Refuse a fixed letter that does not occur in the (already parsed) puzzle."""
-    for key in fixed:
-        letter = str(key).upper()
-        if letter not in parsed.letters:
-            raise OptionValueError(
-                f"fixed letter {letter} does not occur in the puzzle",
-                f"options.fixed.{letter}",
-                "missing",
-                letter=letter,
-            )
 
 
 class TooManyJobs(Exception):
@@ -144,17 +91,8 @@ def normalise(mode: str, puzzle: str, options: Mapping[str, Any] | None) -> tupl
     """Validate mode and options and parse the puzzle (raises OptionsError or PuzzleError)."""
     checked_mode = check_mode(mode)
     kwargs = {k: v for k, v in check_options(options).items() if v is not None}
-    fixed = kwargs.pop("fixed", None)
-    parsed = alphametic.parse(puzzle, **kwargs)
-    if not fixed:
-        return checked_mode, parsed
-    _check_fixed_letters(parsed, fixed)
-    try:
-        return checked_mode, alphametic.parse(puzzle, fixed=fixed, **kwargs)
-    except alphametic.PuzzleError as exc:
-        # The puzzle parsed without them, so the fixed digits are what is wrong (two letters
-        # on one digit, a leading letter on 0): say so on the option, not on the puzzle.
-        raise OptionValueError(exc.message, "options.fixed", "conflict") from exc
+    # Option values the engine refuses raise its PuzzleError naming the option (`field`).
+    return checked_mode, alphametic.parse(puzzle, **kwargs)
 
 
 def fingerprint(mode: Mode, puzzle: Any) -> str:

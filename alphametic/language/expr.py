@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .syntax import PuzzleError
+from .errors import ErrorCode, PuzzleError
 
 __all__ = [
     "MAX_POWER_BITS",
@@ -116,9 +116,5 @@ def check_powers(node: Node, base: int) -> int:
     top, exponent = bounds
     bits = max(top, 2).bit_length() * exponent
     if exponent.bit_length() > 32 or bits > MAX_POWER_BITS:
-        raise PuzzleError(
-            f"this power is too large to evaluate sensibly (up to about {bits:,} bits; "
-            f"the cap is {MAX_POWER_BITS:,})",
-            node.pos,
-        )
+        raise PuzzleError(ErrorCode.POWER_TOO_LARGE, node.pos, bits=bits, cap=MAX_POWER_BITS)
     return int(max(top, 1) ** exponent)

@@ -16,8 +16,9 @@ line starting with a sign (+ or -) after a complete equation begins a new one.
 
 from __future__ import annotations
 
+from .errors import ErrorCode, PuzzleError
 from .expr import NUM, POW, PROD, SUM, WORD, Node
-from .syntax import LETTERS, MAX_TERMS, PuzzleError
+from .syntax import LETTERS, check_terms
 
 __all__ = ["MAX_DEPTH", "parse_equations"]
 
@@ -29,7 +30,6 @@ Token = tuple[str, str, int]  # kind ("word", "num", "op", "end"), text, positio
 _SPACES = frozenset(" \t\r\f\v")
 _DIGITS = frozenset("0123456789")
 _ALIASES = {"×": "*", "÷": "/", "−": "-"}
-_HELP = "use words of letters A-Z, numbers, + - * / ^ ( ), = and ; or new lines"
 
 
 def _scan(text: str) -> list[Token]:
@@ -46,8 +46,7 @@ def _scan(text: str) -> list[Token]:
                 j += 1
             word = text[i:j].upper()
             terms += 1
-            if terms > MAX_TERMS:
-                raise PuzzleError(f"the puzzle has more than {MAX_TERMS:,} terms", i)
+            check_terms(terms, i)
             out.append((NUM if all(c in _DIGITS for c in word) else WORD, word, i))
             i = j
         elif char == "\n":
@@ -55,23 +54,25 @@ def _scan(text: str) -> list[Token]:
             i += 1
         elif text.startswith("**", i) or text.startswith("==", i):
             if text.startswith("===", i):
-                raise PuzzleError("'===' is not an operator (use '=' or '==')", i)
+                raise PuzzleError(ErrorCode.TRIPLE_EQUALS, i)
             out.append(("op", "^" if char == "*" else "=", i))
             i += 2
         elif char in "+-*/^()=;" or char in _ALIASES:
             out.append(("op", _ALIASES.get(char, char), i))
             i += 1
         else:
-            raise PuzzleError(f"unexpected character {char!r} ({_HELP})", i)
+            raise PuzzleError(ErrorCode.UNEXPECTED_CHARACTER, i, char=char)
     out.append(("end", "", n))
     return out
 
 
 def parse_equations(text: str) -> tuple[tuple[Node, ...], ...]:
     """Return the puzzle's equations, each the chain of its sides; raise PuzzleError if bad."""
-    if not text.strip():
-        raise PuzzleError("the puzzle is empty")
-    return _Parser(_scan(text)).puzzle()
+    # Blank text (any Unicode space) is empty before a character of it is refused.
+    equations = _Parser(_scan(text)).puzzle() if text.strip() else ()
+    if not equations:
+        raise PuzzleError(ErrorCode.EMPTY)
+    return equations
 
 
 class _Parser:
@@ -118,12 +119,9 @@ class _Parser:
                 break
             equations.append(self.equation())
             kind, op, pos = self.peek()
-            if kind in (WORD, NUM):
-                raise PuzzleError("expected an operator (+, -, *, /, ^ or =) before this", pos)
+            self.no_operand(kind, op, pos)
             if kind != "end" and op not in (";", "\n"):
-                raise PuzzleError(self._unexpected(op, "an operator or the end"), pos)
-        if not equations:
-            raise PuzzleError("the puzzle is empty")
+                raise PuzzleError(ErrorCode.EXPECTED_OPERATOR_OR_END, pos, op=op)
         return tuple(equations)
 
     def equation(self) -> tuple[Node, ...]:
@@ -137,14 +135,19 @@ class _Parser:
             sides.append(self.side())
         if len(sides) == 1:
             kind, op, pos = self.peek()
-            if kind in (WORD, NUM):
-                raise PuzzleError("expected an operator (+, -, *, /, ^ or =) before this", pos)
-            if op == ")":
-                raise PuzzleError("')' without a matching '('", pos)
+            self.no_operand(kind, op, pos)
             if kind == "end" and start == 0:
-                raise PuzzleError("the puzzle has no '='")
-            raise PuzzleError("this equation has no '='", start)
+                raise PuzzleError(ErrorCode.NO_EQUALS)
+            raise PuzzleError(ErrorCode.EQUATION_WITHOUT_EQUALS, start)
         return tuple(sides)
+
+    @staticmethod
+    def no_operand(kind: str, op: str, pos: int) -> None:
+        """Refuse an operand or a ')' where an equation's side has ended."""
+        if kind in (WORD, NUM):
+            raise PuzzleError(ErrorCode.MISSING_OPERATOR, pos)
+        if op == ")":
+            raise PuzzleError(ErrorCode.UNMATCHED_CLOSE, pos)
 
     def side(self) -> Node:
         """side := ['+' | '-'] term (('+' | '-') term)*"""
@@ -168,7 +171,7 @@ class _Parser:
             op, pos = self.take()[1:]
             arg = self.factor()
             if op == "/" and arg.kind == NUM and int(arg.text) == 0:
-                raise PuzzleError("division by the literal 0", pos)
+                raise PuzzleError(ErrorCode.DIVISION_BY_ZERO, pos)
             ops.append(op)
             args.append(arg)
         if len(args) == 1:
@@ -207,27 +210,20 @@ class _Parser:
             inner = self.side()
             closing = self.take()
             if closing[1] != ")":
-                raise PuzzleError("'(' without a matching ')'", pos)
+                raise PuzzleError(ErrorCode.UNCLOSED_OPEN, pos)
             self.parens -= 1
             self.depth -= 1
             return inner
         if text == ")":
-            raise PuzzleError("')' without a matching '(' or with nothing inside", pos)
+            raise PuzzleError(ErrorCode.EMPTY_PARENTHESES, pos)
         if kind == "end":
-            raise PuzzleError("empty term at the end of the puzzle", pos)
+            raise PuzzleError(ErrorCode.TERM_MISSING_AT_END, pos)
         if text in ("\n", ";"):
-            raise PuzzleError("empty term at the end of this equation", pos)
-        raise PuzzleError(f"empty term before {text!r}", pos)
+            raise PuzzleError(ErrorCode.TERM_MISSING_AT_EQUATION_END, pos)
+        raise PuzzleError(ErrorCode.TERM_MISSING_BEFORE, pos, op=text)
 
     def enter(self, pos: int) -> None:
         """Go one level deeper, refusing absurd nesting."""
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise PuzzleError(f"nested more than {MAX_DEPTH} levels deep", pos)
-
-    @staticmethod
-    def _unexpected(op: str, wanted: str) -> str:
-        """Return the message for an operator where something else was expected."""
-        if op == ")":
-            return "')' without a matching '('"
-        return f"expected {wanted}, not {op!r}"
+            raise PuzzleError(ErrorCode.TOO_DEEP, pos, depth=MAX_DEPTH)

@@ -1,15 +1,30 @@
-"""Puzzle options: the leading-zero policy, the base and fixed letters, and their checks."""
+"""Puzzle options: the leading-zero policy, the base and fixed letters, and their checks.
+
+Every rule on an option value lives here, once; a new option and its rule go here too.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from enum import StrEnum
 
-from .syntax import LETTERS, PuzzleError
+from .errors import ErrorCode, PuzzleError
+from .syntax import LETTERS
 
-__all__ = ["FixedDigits", "LeadingZeros", "check_base", "check_fixed", "check_policy"]
+__all__ = [
+    "MAX_BASE",
+    "MIN_BASE",
+    "FixedDigits",
+    "LeadingZeros",
+    "check_base",
+    "check_fixed",
+    "check_fixed_values",
+    "check_options",
+    "check_policy",
+]
 
-_MIN_BASE, _MAX_BASE = 2, 36
+#: The bases a puzzle may be written in.
+MIN_BASE, MAX_BASE = 2, 36
 
 
 class LeadingZeros(StrEnum):
@@ -54,12 +69,35 @@ class FixedDigits(Mapping[str, int]):
 _NO_FIXED = FixedDigits()
 
 
+def check_options(
+    base: object, leading_zeros: object, fixed: object
+) -> tuple[int, LeadingZeros, Mapping[str, int] | None]:
+    """Check the option values that need no puzzle: (base, policy, fixed) or PuzzleError.
+
+    The one place option values are checked (the job store checks only their JSON shapes);
+    each error names its option in `field` as the JSON API calls it.
+    """
+    checked = check_base(base)
+    policy = check_policy(leading_zeros)
+    if fixed is None:
+        return checked, policy, None
+    return checked, policy, check_fixed_values(fixed, checked)
+
+
 def check_base(base: object) -> int:
     """Return the base if it is an int in 2..36."""
     if isinstance(base, bool) or not isinstance(base, int):
-        raise PuzzleError(f"the base must be an integer from 2 to 36, not {base!r}")
-    if not _MIN_BASE <= base <= _MAX_BASE:
-        raise PuzzleError(f"the base must be from {_MIN_BASE} to {_MAX_BASE}, not {base}")
+        raise PuzzleError(
+            ErrorCode.BASE_NOT_INTEGER, field="options.base", base=base, low=MIN_BASE, high=MAX_BASE
+        )
+    if not MIN_BASE <= base <= MAX_BASE:
+        raise PuzzleError(
+            ErrorCode.BASE_OUT_OF_RANGE,
+            field="options.base",
+            base=base,
+            low=MIN_BASE,
+            high=MAX_BASE,
+        )
     return base
 
 
@@ -72,39 +110,78 @@ def check_policy(policy: object) -> LeadingZeros:
             if member.value == policy.strip().lower():
                 return member
     names = ", ".join(m.value for m in LeadingZeros)
-    raise PuzzleError(f"unknown leading-zero policy {policy!r} (choose one of: {names})")
+    raise PuzzleError(
+        ErrorCode.UNKNOWN_POLICY, field="options.leading_zeros", policy=policy, choices=names
+    )
+
+
+def check_fixed_values(fixed: object, base: int) -> Mapping[str, int]:
+    """Return fixed if it maps letters A-Z to digits of the base (the puzzle is not needed)."""
+    if not isinstance(fixed, Mapping):
+        raise PuzzleError(ErrorCode.FIXED_NOT_A_MAPPING, field="options.fixed")
+    for key, digit in fixed.items():
+        if not isinstance(key, str) or len(key) != 1 or key not in LETTERS:
+            raise PuzzleError(ErrorCode.FIXED_LETTER_INVALID, field="options.fixed", key=key)
+        letter = key.upper()
+        where = f"options.fixed.{letter}"
+        if isinstance(digit, bool) or not isinstance(digit, int):
+            raise PuzzleError(
+                ErrorCode.FIXED_DIGIT_NOT_INTEGER, field=where, letter=letter, digit=digit
+            )
+        if not 0 <= digit < base:
+            raise PuzzleError(
+                ErrorCode.FIXED_DIGIT_OUTSIDE_BASE,
+                field=where,
+                letter=letter,
+                digit=digit,
+                base=base,
+                top=base - 1,
+            )
+    return fixed
 
 
 def check_fixed(
     fixed: Mapping[str, int],
     letters: tuple[str, ...],
-    base: int,
     nonzero: frozenset[str],
     policy: LeadingZeros,
 ) -> FixedDigits:
-    """Validate the fixed letters against the puzzle's letters and rules; return them."""
+    """Check fixed letters (already through check_fixed_values) against the puzzle; return them.
+
+    First that every fixed letter occurs in the puzzle, then that they can all hold together.
+    """
+    for key in fixed:
+        letter = key.upper()
+        if letter not in letters:
+            raise PuzzleError(
+                ErrorCode.FIXED_LETTER_ABSENT, field=f"options.fixed.{letter}", letter=letter
+            )
     result: dict[str, int] = {}
     by_digit: dict[int, str] = {}
     for key, digit in fixed.items():
-        if not isinstance(key, str) or len(key) != 1 or key not in LETTERS:
-            raise PuzzleError(f"a fixed letter must be one letter A-Z, not {key!r}")
         letter = key.upper()
-        if letter not in letters:
-            raise PuzzleError(f"fixed letter {letter} does not occur in the puzzle")
-        if isinstance(digit, bool) or not isinstance(digit, int):
-            raise PuzzleError(f"the digit fixed for {letter} must be an integer, not {digit!r}")
-        if not 0 <= digit < base:
-            raise PuzzleError(
-                f"digit {digit} fixed for {letter} is outside base {base} (0 to {base - 1})"
-            )
         if letter in result and result[letter] != digit:
-            raise PuzzleError(f"letter {letter} is fixed twice, to {result[letter]} and {digit}")
+            raise PuzzleError(
+                ErrorCode.LETTER_FIXED_TWICE,
+                field="options.fixed",
+                letter=letter,
+                first=result[letter],
+                second=digit,
+            )
         if digit in by_digit and by_digit[digit] != letter:
-            raise PuzzleError(f"letters {by_digit[digit]} and {letter} are both fixed to {digit}")
+            raise PuzzleError(
+                ErrorCode.DIGIT_FIXED_TWICE,
+                field="options.fixed",
+                first=by_digit[digit],
+                second=letter,
+                digit=digit,
+            )
         if digit == 0 and letter in nonzero:
             raise PuzzleError(
-                f"{letter} cannot be fixed to 0: it starts a word and the leading-zero "
-                f"policy is {policy.value}"
+                ErrorCode.LEADING_LETTER_FIXED_TO_ZERO,
+                field="options.fixed",
+                letter=letter,
+                policy=policy.value,
             )
         result[letter] = digit
         by_digit[digit] = letter

@@ -6,10 +6,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from .errors import ErrorCode, PuzzleError
 from .expr import NUM, WORD, Node, check_powers, show, tokens
 from .grammar import parse_equations
-from .options import FixedDigits, LeadingZeros, check_base, check_fixed, check_policy
-from .syntax import LETTERS, MAX_CHARS, MAX_TERMS, PuzzleError, Term, linear_sides
+from .options import FixedDigits, LeadingZeros, check_fixed, check_options
+from .syntax import LETTERS, MAX_CHARS, MAX_TERMS, Term, check_terms, linear_sides
 
 _NO_FIXED = FixedDigits()
 
@@ -108,13 +109,15 @@ def parse(
     leading_zeros: LeadingZeros | str = LeadingZeros.MULTI_LETTER,
     fixed: Mapping[str, int] | None = None,
 ) -> Puzzle:
-    """Parse puzzle text such as "SEND + MORE = MONEY" (caps: MAX_CHARS, MAX_TERMS)."""
+    """Parse puzzle text such as "SEND + MORE = MONEY" (caps: MAX_CHARS, MAX_TERMS).
+
+    The option values are checked before the text, the fixed letters against it after.
+    """
     if not isinstance(text, str):
-        raise PuzzleError(f"the puzzle must be a string, not {type(text).__name__}")
+        raise PuzzleError(ErrorCode.NOT_A_STRING, kind=type(text).__name__)
+    base, policy, fixed = check_options(base, leading_zeros, fixed)
     if len(text) > MAX_CHARS:
-        raise PuzzleError(f"the puzzle is longer than {MAX_CHARS:,} characters", MAX_CHARS)
-    base = check_base(base)
-    policy = check_policy(leading_zeros)
+        raise PuzzleError(ErrorCode.TOO_LONG, MAX_CHARS, cap=MAX_CHARS)
     sides = linear_sides(text)
     if sides is not None:
         return _build(sides[0], sides[1], base, policy, fixed)
@@ -135,19 +138,17 @@ def from_words(
 ) -> Puzzle:
     """Build the puzzle words[0] + words[1] + ... = result from a list of words."""
     if isinstance(words, str) or not isinstance(words, Sequence):
-        raise PuzzleError("words must be a list of words")
+        raise PuzzleError(ErrorCode.WORDS_NOT_A_LIST, field="words")
     if not words:
-        raise PuzzleError("words must hold at least one word")
-    if len(words) + 1 > MAX_TERMS:
-        raise PuzzleError(f"the puzzle has more than {MAX_TERMS:,} terms")
+        raise PuzzleError(ErrorCode.NO_WORDS, field="words")
+    check_terms(len(words) + 1)
     for index, word in enumerate([*words, result]):
         name = "result" if index == len(words) else f"word {index + 1}"
         if not isinstance(word, str) or not word or not all(c in LETTERS for c in word):
-            raise PuzzleError(f"{name} must be a non-empty word of letters A-Z, got {word!r}")
+            raise PuzzleError(ErrorCode.BAD_WORD, field="words", name=name, word=word)
     left = tuple((1, w.upper()) for w in words)
-    return _build(
-        left, ((1, result.upper()),), check_base(base), check_policy(leading_zeros), fixed
-    )
+    checked, policy, fixed = check_options(base, leading_zeros, fixed)
+    return _build(left, ((1, result.upper()),), checked, policy, fixed)
 
 
 def _build(
@@ -159,15 +160,8 @@ def _build(
 ) -> Puzzle:
     """Check the letters and fixed digits, then assemble the Puzzle."""
     letters = tuple(sorted(set("".join(word for _, word in left + right))))
-    if len(letters) > base:
-        raise PuzzleError(f"{len(letters)} distinct letters but base {base} has only {base} digits")
-    puzzle = Puzzle(_canonical(left, right), left, right, letters, base, policy)
-    if fixed is not None:
-        if not isinstance(fixed, Mapping):
-            raise PuzzleError("fixed must map letters to digits")
-        if fixed:
-            puzzle = replace(puzzle, fixed=_fixed(puzzle, fixed))
-    return puzzle
+    _check_letter_count(letters, base)
+    return _with_fixed(Puzzle(_canonical(left, right), left, right, letters, base, policy), fixed)
 
 
 def _plain_sum(
@@ -200,30 +194,30 @@ def _build_expressions(
     for leaf in leaves:
         wrong = [c for c in leaf.text if c.isdigit() and int(c) >= base]
         if wrong:
-            raise PuzzleError(f"digit {wrong[0]} is outside base {base}", leaf.pos)
+            raise PuzzleError(ErrorCode.DIGIT_OUTSIDE_BASE, leaf.pos, digit=wrong[0], base=base)
     letters = tuple(sorted({c for t in leaves if t.kind != NUM for c in t.text if c.isalpha()}))
     if not letters:
-        raise PuzzleError("the puzzle has no letters")
-    if len(letters) > base:
-        raise PuzzleError(f"{len(letters)} distinct letters but base {base} has only {base} digits")
+        raise PuzzleError(ErrorCode.NO_LETTERS)
+    _check_letter_count(letters, base)
     for eq in equations:
         for side in eq:
             check_powers(side, base)
     text = "; ".join(" = ".join(show(side) for side in eq) for eq in equations)
-    puzzle = Puzzle(text, (), (), letters, base, policy, equations=equations)
-    if fixed is not None:
-        if not isinstance(fixed, Mapping):
-            raise PuzzleError("fixed must map letters to digits")
-        if fixed:
-            puzzle = replace(puzzle, fixed=_fixed(puzzle, fixed))
-    return puzzle
+    return _with_fixed(Puzzle(text, (), (), letters, base, policy, equations=equations), fixed)
 
 
-def _fixed(puzzle: Puzzle, fixed: Mapping[str, int]) -> FixedDigits:
-    """Validate the fixed letters against the puzzle."""
-    return check_fixed(
-        fixed, puzzle.letters, puzzle.base, puzzle.nonzero_letters(), puzzle.leading_zeros
-    )
+def _check_letter_count(letters: tuple[str, ...], base: int) -> None:
+    """Refuse more distinct letters than the base has digits."""
+    if len(letters) > base:
+        raise PuzzleError(ErrorCode.TOO_MANY_LETTERS, letters=len(letters), base=base)
+
+
+def _with_fixed(puzzle: Puzzle, fixed: Mapping[str, int] | None) -> Puzzle:
+    """The puzzle with its fixed letters, checked against it (their values are checked)."""
+    if not fixed:
+        return puzzle
+    checked = check_fixed(fixed, puzzle.letters, puzzle.nonzero_letters(), puzzle.leading_zeros)
+    return replace(puzzle, fixed=checked)
 
 
 def _canonical(left: tuple[Term, ...], right: tuple[Term, ...]) -> str:

@@ -1,4 +1,4 @@
-"""Puzzle text basics: the error type, the caps, and the fast path for plain sums.
+"""Puzzle text basics: the caps, the letters, and the fast path for plain sums.
 
 "SEND + MORE = MONEY" (words joined by + and -, one '=') is split by one regex into signed
 terms; everything else goes to the full parser in grammar.py, which also finds errors.
@@ -8,7 +8,17 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["LETTERS", "MAX_CHARS", "MAX_TERMS", "PuzzleError", "Term", "linear_sides"]
+from .errors import ErrorCode, PuzzleError
+
+__all__ = [
+    "LETTERS",
+    "MAX_CHARS",
+    "MAX_TERMS",
+    "PuzzleError",
+    "Term",
+    "check_terms",
+    "linear_sides",
+]
 
 #: Longest accepted puzzle text in characters (the 199-addend puzzle has about 1,450).
 MAX_CHARS = 10_000
@@ -29,14 +39,10 @@ _EQUATION = re.compile(rf"({_SIDE})==?({_SIDE})")
 _NEXT_EQUATION = re.compile(r"[A-Za-z][ \t\r\f\v]*\n[ \t\r\n\f\v]*[+-]")
 
 
-class PuzzleError(ValueError):
-    """Bad puzzle text or options, with a human message and the 0-based position if known."""
-
-    def __init__(self, message: str, position: int | None = None) -> None:
-        self.message = message
-        self.position = position
-        text = message if position is None else f"{message} at position {position}"
-        super().__init__(text)
+def check_terms(count: int, position: int | None = None) -> None:
+    """Refuse a puzzle of more than MAX_TERMS words and numbers (position: where it went over)."""
+    if count > MAX_TERMS:
+        raise PuzzleError(ErrorCode.TOO_MANY_TERMS, position, cap=MAX_TERMS)
 
 
 def linear_sides(text: str) -> tuple[tuple[Term, ...], tuple[Term, ...]] | None:

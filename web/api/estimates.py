@@ -21,7 +21,7 @@ from flask import Flask
 
 import alphametic
 from jobstore import Mode, OptionsError
-from jobstore.admission import OptionValueError, normalise
+from jobstore.admission import normalise
 from web.bodies import whole_number
 from web.lookups import client_id, store
 from web.offload import offload
@@ -41,7 +41,8 @@ SOLUTIONS_PER_SECOND = 500_000.0
 
 
 def parse_fixed(text: str) -> dict[str, int]:
-    """Read fixed digits typed as "E=5, M=1" (or "E5 M1"); OptionsError on anything else."""
+    """Read fixed digits typed as "E=5, M=1" (or "E5 M1"); OptionsError on anything else, the
+    engine's PuzzleError for a letter typed with two digits."""
     fixed: dict[str, int] = {}
     for part in text.replace(",", " ").replace(";", " ").split():
         letter, _, written = part.partition("=") if "=" in part else (part[:1], "", part[1:])
@@ -59,12 +60,17 @@ def parse_fixed(text: str) -> dict[str, int]:
     return fixed
 
 
-def _twice(letter: str, first: int, second: int) -> OptionValueError:
-    """The error of a letter given two digits, as the engine words it for the JSON API."""
+def _twice(letter: str, first: int, second: int) -> alphametic.PuzzleError:
+    """The engine's error of a letter given two digits (its code, its English)."""
     # A JSON object cannot repeat a key, so the API meets this only as {"A": 1, "a": 2}, where
     # the engine refuses it; typed text would otherwise keep the last digit without a word.
-    detail = f"letter {letter} is fixed twice, to {first} and {second}"
-    return OptionValueError(detail, "options.fixed", "conflict")
+    return alphametic.PuzzleError(
+        alphametic.ErrorCode.LETTER_FIXED_TWICE,
+        field="options.fixed",
+        letter=letter,
+        first=first,
+        second=second,
+    )
 
 
 def options_from_query(args: Mapping[str, str]) -> dict[str, Any]:

@@ -37,11 +37,18 @@ def _invalid(detail: str, field: str) -> ApiProblem:
 
 
 def _option_problem(exc: OptionsError) -> ApiProblem:
-    """The 422 problem of a bad mode or option, naming its field ("options.fixed.E", ...)."""
-    # Values the engine refuses (a base of 37, an unknown policy) stay puzzle errors, as they
-    # always were, but now name the option rather than the puzzle.
-    slug = "puzzle-error" if isinstance(exc, PuzzleError) else "invalid-request"
-    return ApiProblem(422, str(exc), slug=slug, field=exc.field)
+    """The 422 problem of a mode or options of the wrong JSON shape, naming its field."""
+    return ApiProblem(422, str(exc), slug="invalid-request", field=exc.field)
+
+
+def _puzzle_problem(exc: PuzzleError) -> ApiProblem:
+    """The 422 problem of an engine error, with its code: a bad puzzle (and where), or a bad
+    option value, naming the option ("options.fixed.E", ...)."""
+    if exc.field != "puzzle":
+        return ApiProblem(422, str(exc), slug="puzzle-error", field=exc.field, code=exc.code)
+    return ApiProblem(
+        422, str(exc), slug="puzzle-error", field="puzzle", position=exc.position, code=exc.code
+    )
 
 
 def _require_json() -> None:
@@ -79,6 +86,8 @@ def parse_job_request(body: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
         options = check_options(body.get("options"))
     except OptionsError as exc:
         raise _option_problem(exc) from exc
+    except PuzzleError as exc:  # an option value the engine refuses
+        raise _puzzle_problem(exc) from exc
     return mode.value, puzzle, options
 
 
@@ -152,12 +161,10 @@ def create_job() -> Response:
     fresh = _fresh(body)
     try:
         job = submit(mode, puzzle, options, fresh=fresh)
-    except OptionsError as exc:  # before PuzzleError: a bad option value is both
+    except OptionsError as exc:
         raise _option_problem(exc) from exc
     except PuzzleError as exc:
-        raise ApiProblem(
-            422, str(exc), slug="puzzle-error", field="puzzle", position=exc.position
-        ) from exc
+        raise _puzzle_problem(exc) from exc
     except TooManyJobs as exc:
         retry = {"Retry-After": str(QUEUE_FULL_RETRY)}
         raise ApiProblem(429, str(exc), slug="too-many-jobs", cap=exc.cap, headers=retry) from exc
@@ -264,12 +271,10 @@ def estimate() -> Response:
     try:
         options = check_options(estimates.options_from_query(args))
         found = estimates.for_request(str(args.get("puzzle", "")), options, current_app)
-    except OptionsError as exc:  # before PuzzleError: a bad option value is both
+    except OptionsError as exc:
         raise _option_problem(exc) from exc
     except PuzzleError as exc:
-        raise ApiProblem(
-            422, str(exc), slug="puzzle-error", field="puzzle", position=exc.position
-        ) from exc
+        raise _puzzle_problem(exc) from exc
     left = storage_left()
     exceeds = left is not None and found["solutions"] > left
     return jsonify({**found, "storage_left": left, "exceeds_storage_left": exceeds})

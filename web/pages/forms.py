@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from typing import Any
 
 from werkzeug.datastructures import MultiDict
 
 from alphametic import PuzzleError
 from jobstore import Mode, OptionsError
-from jobstore.admission import OptionValueError
 from web.api.estimates import parse_fixed
 from web.bodies import whole_number
 from web.errors import puzzle
@@ -35,22 +32,6 @@ POLICIES = [
     ("allow", _l("Any word may start with 0")),
 ]
 
-# Why fixed digits cannot hold together, as the engine words it (alphametic.language.options and
-# web.api.estimates), and how to say it in the page's language; the whole message must match.
-CONFLICTS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
-    (re.compile(r"letter (\w) is fixed twice, to (\d+) and (\d+)"),
-     lambda m: _("%(letter)s is given two digits, %(first)s and %(second)s.",
-                 letter=m.group(1), first=m.group(2), second=m.group(3))),
-    (re.compile(r"letters (\w) and (\w) are both fixed to (\d+)"),
-     lambda m: _("%(first)s and %(second)s are both fixed to %(digit)s, but different letters "
-                 "stand for different digits.",
-                 first=m.group(1), second=m.group(2), digit=m.group(3))),
-    (re.compile(r"(\w) cannot be fixed to 0: it starts a word and the leading-zero policy is .+"),
-     lambda m: _("%(letter)s cannot be 0: it starts a word, and the chosen rule for leading "
-                 "zeros does not allow that.",
-                 letter=m.group(1))),
-]  # fmt: skip
-
 
 def modes() -> list[tuple[str, str, str]]:
     """(value, label, button label) of every mode the job store offers, in its order."""
@@ -69,17 +50,18 @@ def form_values(source: MultiDict[str, str] | Any) -> dict[str, str]:
 
 
 def form_options(values: dict[str, str]) -> dict[str, Any]:
-    """The job options the form's fields make (OptionsError naming the field if one is bad)."""
+    """The job options the form's fields make (OptionsError naming the field if one is bad, or
+    the engine's PuzzleError for a letter typed with two digits)."""
     base = whole_number(values["base"])
     if base is None:
-        raise OptionValueError("bad base", "options.base", "base")
+        raise OptionsError("bad base", "options.base")
     options: dict[str, Any] = {"base": base, "leading_zeros": values["leading_zeros"]}
     if values["fixed"].strip():
         options["fixed"] = parse_fixed(values["fixed"])
     return options
 
 
-def field_of(exc: OptionsError) -> str:
+def field_of(exc: OptionsError | PuzzleError) -> str:
     """The form field an option error belongs under ("options.fixed.E" -> "fixed")."""
     name = exc.field.split(".")
     if name[0] == "options" and len(name) > 1:
@@ -87,21 +69,16 @@ def field_of(exc: OptionsError) -> str:
     return "mode" if name[0] == "mode" else "options"
 
 
-def option_message(exc: OptionsError) -> str:
-    """Say what is wrong with an option in the page's language."""
-    reason = getattr(exc, "reason", "")
-    params: dict[str, Any] = dict(getattr(exc, "params", {}))
-    if reason == "range":
-        top = int(params["base"]) - 1
-        return _(
-            "%(letter)s is fixed to %(digit)s, but base %(base)s only has the digits 0 to %(top)s.",
-            top=top,
-            **params,
-        )
-    if reason == "missing":
-        return _("%(letter)s does not occur in the puzzle, so it cannot be fixed.", **params)
-    if reason == "conflict":
-        return conflict_message(str(exc))
+def option_message(exc: OptionsError | PuzzleError) -> str:
+    """Say what is wrong with an option in the page's language.
+
+    An option value the engine refuses is said by its code; why fixed digits cannot all hold
+    is said on English pages in the engine's own words.
+    """
+    if isinstance(exc, PuzzleError):
+        if exc.code in puzzle.CONFLICTS and locale_tag() == "en":
+            return _("These fixed digits cannot all hold (%(detail)s).", detail=exc.message)
+        return puzzle.message(exc)
     messages = {
         "options.base": _("The base must be a whole number from 2 to 36."),
         "options.leading_zeros": _("Choose one of the rules for leading zeros in the list."),
@@ -111,23 +88,9 @@ def option_message(exc: OptionsError) -> str:
     return messages.get(".".join(exc.field.split(".")[:2]), str(exc))
 
 
-def conflict_message(detail: str) -> str:
-    """Why the fixed digits cannot all hold, in the page's language.
-
-    English keeps the engine's own words; an unknown reason is kept in English inside a
-    translated sentence, so nothing is lost when the engine adds one.
-    """
-    if locale_tag() != "en":
-        for pattern, spoken in CONFLICTS:
-            found = pattern.fullmatch(detail)
-            if found:
-                return spoken(found)
-    return _("These fixed digits cannot all hold (%(detail)s).", detail=detail)
-
-
 def puzzle_message(exc: PuzzleError) -> str:
     """Say what is wrong with the puzzle, and where, in the page's language."""
-    detail = puzzle.say(exc.message)
+    detail = puzzle.say(exc)
     if exc.position is not None:
         if detail is not None:
             return _("Character %(position)s: %(detail)s", position=exc.position + 1, detail=detail)

@@ -178,7 +178,7 @@ def create_job() -> Any:
         values["mode"] = "count"
     try:
         options = forms.form_options(values)
-    except OptionsError as exc:
+    except (OptionsError, PuzzleError) as exc:  # a PuzzleError here is about "fixed"
         return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
     warning = _size_warning(values, options)
     if warning:
@@ -187,11 +187,13 @@ def create_job() -> Any:
     try:
         # "Run again" asks for a new run, not the identical job that exists (fresh).
         job = submit(values["mode"], values["puzzle"], options, request.form.get("fresh") == "1")
-    except OptionsError as exc:  # before PuzzleError: a bad option value is both
-        return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
     except PuzzleError as exc:
+        if exc.field != "puzzle":  # an option value the engine refuses, under its field
+            return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
         caret = forms.caret(values["puzzle"], exc.position)
         return _show_form(values, {"puzzle": forms.puzzle_message(exc)}, caret=caret)
+    except OptionsError as exc:
+        return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
     except TooManyJobs as exc:
         page, status = _show_form(values, {"queue": forms.queue_message(exc.cap)}, 429)
         return page, status, {"Retry-After": str(QUEUE_FULL_RETRY)}
