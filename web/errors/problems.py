@@ -1,7 +1,12 @@
-"""RFC 9457 problem details: one helper builds every error response of the JSON API."""
+"""RFC 9457 problem details: one helper builds every error response of the JSON API.
+
+Every problem carries a stable `code`: an engine error's own (alphametic.ErrorCode), else the
+ProblemCode of its type's slug ("invalid-request" -> "invalid_request").
+"""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 from flask import Response, json
@@ -24,6 +29,40 @@ TITLES = {
     500: "Internal server error",
     503: "Service unavailable",
 }
+
+
+class ProblemCode(StrEnum):
+    """The code of every problem that is not an engine error: its type's slug, with '_'."""
+
+    BAD_REQUEST = "bad_request"
+    UNAUTHORIZED = "unauthorized"
+    FORBIDDEN = "forbidden"
+    NOT_YOUR_JOB = "not_your_job"
+    NOT_FOUND = "not_found"
+    UNKNOWN_JOB = "unknown_job"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    CONFLICT = "conflict"
+    JOB_RUNNING = "job_running"
+    BODY_TOO_LARGE = "body_too_large"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    INVALID_REQUEST = "invalid_request"
+    RATE_LIMITED = "rate_limited"
+    TOO_MANY_JOBS = "too_many_jobs"
+    TOO_MANY_WRONG_TOKENS = "too_many_wrong_tokens"
+    BUSY = "busy"
+    EXPLANATION_BUSY = "explanation_busy"
+    INTERNAL_ERROR = "internal_error"
+    EXPLANATION_FAILED = "explanation_failed"
+    UNAVAILABLE = "unavailable"
+    ERROR = "error"  # a status with no slug of its own (414, 431, ...)
+
+    @property
+    def slug(self) -> str:
+        """The last part of the problem's type URI."""
+        return self.value.replace("_", "-")
+
+
+_BY_SLUG = {code.slug: code for code in ProblemCode}
 
 SLUGS = {
     400: "bad-request",
@@ -49,14 +88,20 @@ def problem(
     slug: str | None = None,
     title: str | None = None,
     headers: dict[str, str] | None = None,
+    code: str | None = None,
     **extra: Any,
 ) -> Response:
-    """Build an application/problem+json response with type, title, status and detail."""
+    """Build an application/problem+json response with type, title, status, detail and code.
+
+    `code`: an engine error's code; else the ProblemCode of the slug.
+    """
+    slug = slug or SLUGS.get(status, ProblemCode.ERROR.slug)
     body: dict[str, Any] = {
-        "type": TYPE_BASE + (slug or SLUGS.get(status, "error")),
+        "type": TYPE_BASE + slug,
         "title": title or TITLES.get(status, "Error"),
         "status": status,
         "detail": detail,
+        "code": str(code or _BY_SLUG.get(slug, ProblemCode.ERROR)),
     }
     body.update(extra)
     response = Response(json.dumps(body), status=status, mimetype=PROBLEM_TYPE)

@@ -54,12 +54,22 @@ def schemas(max_page: int) -> dict[str, Any]:
         },
         "Problem": {
             "type": "object",
-            "required": ["type", "title", "status", "detail"],
+            "required": ["type", "title", "status", "detail", "code"],
             "properties": {
                 "type": {"type": "string"},
                 "title": {"type": "string"},
                 "status": {"type": "integer"},
                 "detail": {"type": "string"},
+                "code": {
+                    "type": "string",
+                    "pattern": "^[a-z][a-z0-9_]*$",
+                    "description": "What went wrong, as a stable snake_case code to branch on "
+                    "(detail is for people and may be reworded). A bad puzzle or option value "
+                    "has the engine's code (empty, unexpected_character, base_out_of_range, "
+                    "fixed_letter_absent, ...); any other problem the code of its type "
+                    "(invalid_request, rate_limited, unknown_job, ...).",
+                    "examples": ["unexpected_character", "invalid_request"],
+                },
                 "field": {"type": "string"},
                 "position": {"type": ["integer", "null"]},
                 "cap": {"type": "integer", "minimum": 1},
