@@ -36,6 +36,10 @@ def assert_problem(response: Any, status: int) -> dict[str, Any]:
     assert body["status"] == status
     assert body["type"].startswith("/api/problems/")
     assert body["title"] and body["detail"]
+    # Every problem has a stable code: an engine error's own, else its type's slug with "_".
+    slug = body["type"].removeprefix("/api/problems/")
+    assert slug == "puzzle-error" or body["code"] == slug.replace("-", "_"), body
+    assert re.fullmatch(r"[a-z][a-z0-9_]*", body["code"]), body
     return body
 
 
