@@ -8,108 +8,95 @@ code table in each language.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from alphametic import ErrorCode, PuzzleError
 from web.i18n import _, locale_tag, number
 
-Say = Callable[[Mapping[str, Any]], str]
+Say = Callable[[dict[str, Any]], str]
 
-# How to say each code, from the values the engine gave it (its params).
+# How to say each code, from the values the engine gave it (its params, shaped by _values).
 SAYINGS: dict[ErrorCode, Say] = {
-    ErrorCode.NOT_A_STRING: lambda p: _("The puzzle must be text."),
-    ErrorCode.TOO_LONG: lambda p: _(
-        "The puzzle is longer than %(cap)s characters.", cap=number(p["cap"])
+    ErrorCode.NOT_A_STRING: lambda v: _("The puzzle must be text."),
+    ErrorCode.TOO_LONG: lambda v: _("The puzzle is longer than %(cap)s characters.", **v),
+    ErrorCode.TOO_MANY_TERMS: lambda v: _(
+        "The puzzle has more than %(cap)s words and numbers.", **v
     ),
-    ErrorCode.TOO_MANY_TERMS: lambda p: _(
-        "The puzzle has more than %(cap)s words and numbers.", cap=number(p["cap"])
+    ErrorCode.WORDS_NOT_A_LIST: lambda v: _("The words must be given as a list."),
+    ErrorCode.NO_WORDS: lambda v: _("Give at least one word."),
+    ErrorCode.BAD_WORD: lambda v: _(
+        "Each word must be made of the letters A-Z only, not %(word)s.", **v
     ),
-    ErrorCode.WORDS_NOT_A_LIST: lambda p: _("The words must be given as a list."),
-    ErrorCode.NO_WORDS: lambda p: _("Give at least one word."),
-    ErrorCode.BAD_WORD: lambda p: _(
-        "Each word must be made of the letters A-Z only, not %(word)s.", word=repr(p["word"])
+    ErrorCode.DIGIT_OUTSIDE_BASE: lambda v: _(
+        "The digit %(digit)s does not exist in base %(base)s.", **v
     ),
-    ErrorCode.DIGIT_OUTSIDE_BASE: lambda p: _(
-        "The digit %(digit)s does not exist in base %(base)s.", digit=p["digit"], base=p["base"]
-    ),
-    ErrorCode.NO_LETTERS: lambda p: _("The puzzle has no letters."),
-    ErrorCode.TOO_MANY_LETTERS: lambda p: _(
+    ErrorCode.NO_LETTERS: lambda v: _("The puzzle has no letters."),
+    ErrorCode.TOO_MANY_LETTERS: lambda v: _(
         "The puzzle has %(letters)s different letters, but base %(base)s has only %(base)s digits.",
-        letters=p["letters"],
-        base=p["base"],
+        **v,
     ),
-    ErrorCode.EMPTY: lambda p: _("Type a puzzle first."),
-    ErrorCode.UNEXPECTED_CHARACTER: lambda p: _(
+    ErrorCode.EMPTY: lambda v: _("Type a puzzle first."),
+    ErrorCode.UNEXPECTED_CHARACTER: lambda v: _(
         "%(char)s cannot be used in a puzzle: write words of letters A-Z, numbers, "
         "+ - * / ^ ( ) and =, with ; or new lines between equations.",
-        char=repr(p["char"]),
+        **v,
     ),
-    ErrorCode.TRIPLE_EQUALS: lambda p: _(
+    ErrorCode.TRIPLE_EQUALS: lambda v: _(
         "=== is not an operator: write = (or ==) between the two sides."
     ),
-    ErrorCode.MISSING_OPERATOR: lambda p: _("An operator (+, -, *, /, ^ or =) is missing here."),
-    ErrorCode.EXPECTED_OPERATOR_OR_END: lambda p: _(
-        "An operator or the end of the equation should come here, not %(op)s.", op=p["op"]
+    ErrorCode.MISSING_OPERATOR: lambda v: _("An operator (+, -, *, /, ^ or =) is missing here."),
+    ErrorCode.EXPECTED_OPERATOR_OR_END: lambda v: _(
+        "An operator or the end of the equation should come here, not %(op)s.", **v
     ),
-    ErrorCode.UNMATCHED_CLOSE: lambda p: _("This ) has no matching (."),
-    ErrorCode.EMPTY_PARENTHESES: lambda p: _("This ) has no matching (."),
-    ErrorCode.UNCLOSED_OPEN: lambda p: _("This ( is never closed."),
-    ErrorCode.NO_EQUALS: lambda p: _("An equation needs an = sign."),
-    ErrorCode.EQUATION_WITHOUT_EQUALS: lambda p: _("An equation needs an = sign."),
-    ErrorCode.DIVISION_BY_ZERO: lambda p: _("A number cannot be divided by 0."),
-    ErrorCode.TERM_MISSING_AT_END: lambda p: _("A word or number is missing here."),
-    ErrorCode.TERM_MISSING_AT_EQUATION_END: lambda p: _("A word or number is missing here."),
-    ErrorCode.TERM_MISSING_BEFORE: lambda p: _("A word or number is missing here."),
-    ErrorCode.TOO_DEEP: lambda p: _(
-        "Brackets, minus signs and powers may be nested at most %(depth)s deep.",
-        depth=p["depth"],
+    ErrorCode.UNMATCHED_CLOSE: lambda v: _("This ) has no matching (."),
+    ErrorCode.EMPTY_PARENTHESES: lambda v: _("This ) has no matching (."),
+    ErrorCode.UNCLOSED_OPEN: lambda v: _("This ( is never closed."),
+    ErrorCode.NO_EQUALS: lambda v: _("An equation needs an = sign."),
+    ErrorCode.EQUATION_WITHOUT_EQUALS: lambda v: _("An equation needs an = sign."),
+    ErrorCode.DIVISION_BY_ZERO: lambda v: _("A number cannot be divided by 0."),
+    ErrorCode.TERM_MISSING_AT_END: lambda v: _("A word or number is missing here."),
+    ErrorCode.TERM_MISSING_AT_EQUATION_END: lambda v: _("A word or number is missing here."),
+    ErrorCode.TERM_MISSING_BEFORE: lambda v: _("A word or number is missing here."),
+    ErrorCode.TOO_DEEP: lambda v: _(
+        "Brackets, minus signs and powers may be nested at most %(depth)s deep.", **v
     ),
-    ErrorCode.POWER_TOO_LARGE: lambda p: _(
+    ErrorCode.POWER_TOO_LARGE: lambda v: _(
         "This power is too large to work out: it could have about %(bits)s bits, and the "
         "limit is %(cap)s.",
-        bits=number(p["bits"]),
-        cap=number(p["cap"]),
+        **v,
     ),
-    ErrorCode.BASE_NOT_INTEGER: lambda p: _("The base must be a whole number from 2 to 36."),
-    ErrorCode.BASE_OUT_OF_RANGE: lambda p: _("The base must be a whole number from 2 to 36."),
-    ErrorCode.UNKNOWN_POLICY: lambda p: _("Choose one of the rules for leading zeros in the list."),
-    ErrorCode.FIXED_NOT_A_MAPPING: lambda p: _(
+    ErrorCode.BASE_NOT_INTEGER: lambda v: _("The base must be a whole number from 2 to 36."),
+    ErrorCode.BASE_OUT_OF_RANGE: lambda v: _("The base must be a whole number from 2 to 36."),
+    ErrorCode.UNKNOWN_POLICY: lambda v: _("Choose one of the rules for leading zeros in the list."),
+    ErrorCode.FIXED_NOT_A_MAPPING: lambda v: _(
         "Write fixed digits as letter=digit pairs, for example E=5, M=1."
     ),
-    ErrorCode.FIXED_LETTER_INVALID: lambda p: _(
+    ErrorCode.FIXED_LETTER_INVALID: lambda v: _(
         "Write fixed digits as letter=digit pairs, for example E=5, M=1."
     ),
-    ErrorCode.FIXED_DIGIT_NOT_INTEGER: lambda p: _(
-        "The digit fixed for %(letter)s must be a whole number.", letter=p["letter"]
+    ErrorCode.FIXED_DIGIT_NOT_INTEGER: lambda v: _(
+        "The digit fixed for %(letter)s must be a whole number.", **v
     ),
-    ErrorCode.FIXED_DIGIT_OUTSIDE_BASE: lambda p: _(
+    ErrorCode.FIXED_DIGIT_OUTSIDE_BASE: lambda v: _(
         "%(letter)s is fixed to %(digit)s, but base %(base)s only has the digits 0 to %(top)s.",
-        letter=p["letter"],
-        digit=p["digit"],
-        base=p["base"],
-        top=p["top"],
+        **v,
     ),
-    ErrorCode.FIXED_LETTER_ABSENT: lambda p: _(
-        "%(letter)s does not occur in the puzzle, so it cannot be fixed.", letter=p["letter"]
+    ErrorCode.FIXED_LETTER_ABSENT: lambda v: _(
+        "%(letter)s does not occur in the puzzle, so it cannot be fixed.", **v
     ),
-    ErrorCode.LETTER_FIXED_TWICE: lambda p: _(
-        "%(letter)s is given two digits, %(first)s and %(second)s.",
-        letter=p["letter"],
-        first=p["first"],
-        second=p["second"],
+    ErrorCode.LETTER_FIXED_TWICE: lambda v: _(
+        "%(letter)s is given two digits, %(first)s and %(second)s.", **v
     ),
-    ErrorCode.DIGIT_FIXED_TWICE: lambda p: _(
+    ErrorCode.DIGIT_FIXED_TWICE: lambda v: _(
         "%(first)s and %(second)s are both fixed to %(digit)s, but different letters "
         "stand for different digits.",
-        first=p["first"],
-        second=p["second"],
-        digit=p["digit"],
+        **v,
     ),
-    ErrorCode.LEADING_LETTER_FIXED_TO_ZERO: lambda p: _(
+    ErrorCode.LEADING_LETTER_FIXED_TO_ZERO: lambda v: _(
         "%(letter)s cannot be 0: it starts a word, and the chosen rule for leading "
         "zeros does not allow that.",
-        letter=p["letter"],
+        **v,
     ),
 }
 
@@ -123,9 +110,22 @@ CONFLICTS = frozenset(
 )
 
 
+def _values(exc: PuzzleError) -> dict[str, Any]:
+    """The error's values as the sentences show them: characters and words quoted, caps and
+    bit counts written for the locale."""
+    values = dict(exc.params)
+    for key in ("char", "word"):
+        if key in values:
+            values[key] = repr(values[key])
+    for key in ("cap", "bits"):
+        if key in values:
+            values[key] = number(values[key])
+    return values
+
+
 def message(exc: PuzzleError) -> str:
     """The engine's error said in the page's language, from its code and values."""
-    return SAYINGS[exc.code](exc.params)
+    return SAYINGS[exc.code](_values(exc))
 
 
 def say(exc: PuzzleError) -> str | None:
