@@ -44,6 +44,8 @@ class ProblemCode(StrEnum):
     CONFLICT = "conflict"
     JOB_RUNNING = "job_running"
     BODY_TOO_LARGE = "body_too_large"
+    REQUEST_LINE_TOO_LONG = "request_line_too_long"
+    HEADER_TOO_LARGE = "header_too_large"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
     INVALID_REQUEST = "invalid_request"
     RATE_LIMITED = "rate_limited"
@@ -54,7 +56,7 @@ class ProblemCode(StrEnum):
     INTERNAL_ERROR = "internal_error"
     EXPLANATION_FAILED = "explanation_failed"
     UNAVAILABLE = "unavailable"
-    ERROR = "error"  # a status with no slug of its own (414, 431, ...)
+    ERROR = "error"  # a status with no slug of its own
 
     @property
     def slug(self) -> str:
