@@ -17,7 +17,7 @@ import json
 import os
 import socket
 import uuid
-from typing import Any
+from typing import Any, cast
 
 from celery import Celery
 
@@ -57,8 +57,11 @@ def task_message(
     unless named (an explanation's: jobstore/explanations.py), on the mode's queue either way.
     """
     task_id = str(uuid.uuid4())
+    # A list, as send_task passes it (its header argsrepr reads "['<job>']"); the stubs say
+    # tuple, which would change that header.
+    args = cast(tuple[Any, ...], [job_id])
     message = protocol().amqp.as_task_v2(
-        task_id, task or mode.task, args=[job_id], kwargs={}, expires=expires, origin=origin()
+        task_id, task or mode.task, args=args, kwargs={}, expires=expires, origin=origin()
     )
     body = json.dumps(message.body).encode()
     properties: dict[str, Any] = {

@@ -33,7 +33,7 @@ def torn_down(connection: Any) -> bool:
     return connection is None or connection.client is None
 
 
-class QoS(kombu_redis.QoS):  # type: ignore[misc]
+class QoS(kombu_redis.QoS):
     """kombu's QoS, whose acks free their slot even when Redis cannot be told, and whose
     restore skips a channel that has lost its connection."""
 
@@ -58,7 +58,8 @@ class QoS(kombu_redis.QoS):  # type: ignore[misc]
         unacknowledged set for the visibility timeout, and the job store's resend sweep sends
         again the message of any job still queued without one (worker/heartbeat.py)."""
         if client is None and torn_down(self.channel.connection):
-            self._delivered.clear()
+            if self._delivered is not None:  # None only before kombu's __init__ ran
+                self._delivered.clear()
             return
         super().restore_unacked(client)
 
@@ -77,25 +78,25 @@ class GuardedPool:
         return super()._get_pool(asynchronous)  # type: ignore[misc]
 
 
-class Channel(GuardedPool, kombu_redis.Channel):  # type: ignore[misc]
+class Channel(GuardedPool, kombu_redis.Channel):
     """kombu's Redis channel with the QoS and the pool guard above."""
 
     QoS = QoS
 
 
-class Transport(kombu_redis.Transport):  # type: ignore[misc]
+class Transport(kombu_redis.Transport):
     """kombu's Redis transport with the channel above."""
 
     Channel = Channel
 
 
-class SentinelChannel(GuardedPool, kombu_redis.SentinelChannel):  # type: ignore[misc]
+class SentinelChannel(GuardedPool, kombu_redis.SentinelChannel):
     """kombu's Sentinel channel with the QoS and the pool guard above."""
 
     QoS = QoS
 
 
-class SentinelTransport(kombu_redis.SentinelTransport):  # type: ignore[misc]
+class SentinelTransport(kombu_redis.SentinelTransport):
     """kombu's Sentinel transport with the channel above."""
 
     Channel = SentinelChannel

@@ -42,7 +42,7 @@ class JobFailed(Exception):
     """The job ended failed (its time limit, or its attempts used up): the reason."""
 
 
-class JobTask(Task):
+class JobTask(Task[[str], str]):
     """A job's task: runs only messages the job store made (jobstore/messages.py marks them)."""
 
     # Retried for as long as it takes (Redis away, the job busy under another run's lease):

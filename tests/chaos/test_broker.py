@@ -29,7 +29,8 @@ def test_an_ack_lost_in_a_redis_stall_frees_the_channels_slot(
     assert pid is not None
     with Connection(server.url, transport_options={"socket_timeout": 0.5}) as connection:
         channel = connection.channel()
-        assert isinstance(channel.qos, broker.QoS)  # redis:// means the project's transport
+        assert isinstance(channel, broker.Channel)  # redis:// means the project's transport
+        assert isinstance(channel.qos, broker.QoS)
         channel.basic_qos(0, 1, False)  # prefetch 1, as a worker of concurrency 1 has
         exchange = Exchange("stall", type="direct")
         queue = Queue("stall", exchange, routing_key="stall", channel=channel)
