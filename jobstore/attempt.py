@@ -163,6 +163,15 @@ class Attempt:
         args += [self.job_id, reason, self.settings.ttl, MISJUDGED_MEMORY if misjudged else 0]
         return bool(scripts_for(self.client).run("putback", keys, args))
 
+    def yield_to_lanes_of(self, mode: Mode) -> None:
+        """The lanes whose waiting jobs this run yields to: every lane of its mode's queue."""
+        self.lanes = self.names.waitings(mode)
+
+    def grid_cells(self) -> dict[str, str]:
+        """The job's grid as stored with its checkpoint ("{letter}:{digit}" -> count)."""
+        cells: dict[str, str] = self.client.hgetall(self.names.grid(self.job_id))
+        return cells
+
     def poll(self) -> tuple[bool, bool, bool]:
         """Read (still mine, cancel requested, stop requested) in one round trip."""
         state, claims, cancel, stop = self.client.hmget(

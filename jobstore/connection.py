@@ -52,6 +52,12 @@ UNREACHABLE: tuple[type[BaseException], ...] = (
 )
 
 
+# For kombu's Redis transport (worker/broker.py): the broker is a Redis too, though not the job
+# store, and its errors are redis-py's. Every redis-py error, and the one a closed one raises.
+RedisError = redis.exceptions.RedisError
+ClosedConnection = redis.exceptions.ConnectionError
+
+
 class Unavailable(Exception):
     """Redis (the job store and broker) cannot be reached; try again later."""
 

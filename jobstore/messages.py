@@ -23,17 +23,16 @@ from celery import Celery
 
 from .keys import Keys
 from .model import Mode
+from .settings import Settings
 
 # The header that marks a task message as the job store's: its value is the job it runs (a
 # retry keeps it: Celery passes a message's own headers on).
 MARK = "alphametic_job"
 
 
-def queued_by_store(client: Any, keys: Keys, job_id: str, task_id: str) -> bool:
-    """Whether an unmarked message is the one the job's record holds (a message queued before
-    MARK existed, by an older release during an upgrade: it must still run its job)."""
-    stored = client.hget(keys.job(job_id), "message")
-    return bool(stored) and f'"{task_id}"' in str(stored)
+def broker_prefix(settings: Settings) -> str:
+    """kombu's global_keyprefix: every key of the broker goes under the deployment's prefix."""
+    return Keys(settings.key_prefix).broker
 
 
 def origin() -> str:

@@ -12,10 +12,18 @@ import time
 
 import redis
 
+from .handle import Handle
 from .keys import Keys
 from .model import LANES, Job, Mode
 from .settings import Settings
 from .workers import alive_since
+
+
+def queued_by_store(handle: Handle, job_id: str, task_id: str) -> bool:
+    """Whether an unmarked message is the one the job's record holds (a message queued before
+    MARK existed, by an older release during an upgrade: it must still run its job)."""
+    stored = handle.client.hget(handle.keys.job(job_id), "message")
+    return bool(stored) and f'"{task_id}"' in str(stored)
 
 
 def place(client: redis.Redis, settings: Settings, job: Job, message: str) -> Job:

@@ -1,6 +1,7 @@
 """The store's side of sharded enumeration: a sharded job read, stopped and ended as one job.
 
-A big enumerate job is split by a worker (worker/shards.py) into shard records of their own,
+A big enumerate job is split by a worker (worker/shards.py plans the shards, split() here
+writes them) into shard records of their own,
 id "{parent}.{index}" (shard_id), each a job with `parent`, `index`, `prefix` and `share`, so
 claiming, leases, attempts, batched solutions and the lease sweep all work for shards unchanged.
 The parent gets `shards` and stays `running` until every shard is terminal; then finish()
@@ -19,17 +20,26 @@ the edge loses its worker: its re-run starts its part over, as a re-run whole jo
 the job has ended canceled or failed, every shard's stored solutions count (still in search
 order, so what was read before stays a prefix). The list is cut at max_stored_solutions like
 an unsharded one; counts and the grid cover every solution found.
+
+Shards are sent biggest first, a few at a time (settings.shard_window, dispatch()): each one
+that ends sends the next (settle()), so jobs take turns.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import redis
 
+from .attempt import Attempt
+from .handle import Handle
 from .keys import Keys
+from .lanes import turn_keys
 from .lua import Arg, scripts_for
-from .model import CHUNK, TERMINAL, State
+from .messages import task_message
+from .model import CHUNK, TERMINAL, TURNS, Mode, State
 from .settings import Settings
 
 SHARD_FIELDS = ("state", "progress", "nodes", "found", "share", "truncated_reason")
@@ -220,3 +230,71 @@ def finish(client: redis.Redis, settings: Settings, parent: str) -> str:
         if state != "mismatch":
             return state
     return ""
+
+
+def split(
+    handle: Handle, attempt: Attempt, job_id: str, parts: Sequence[tuple[tuple[int, ...], float]]
+) -> str:
+    """Write a claimed parent's shards (prefix, share), in search order: split | exists |
+    stale | canceled (split.lua). Send the first of them with dispatch()."""
+    keys = handle.keys
+    ids = [shard_id(job_id, i) for i in range(len(parts))]
+    order = sorted(range(len(ids)), key=lambda i: -parts[i][1])  # biggest first (stable)
+    args: list[Any] = [attempt.claims, repr(time.time()), handle.settings.ttl, len(parts)]
+    args += [",".join(ids[i] for i in order), TURNS]
+    for sid, (digits, share) in zip(ids, parts, strict=True):
+        args += [sid, ",".join(map(str, digits)), repr(share)]
+    return str(handle.scripts.run("split", [keys.job(job_id), *map(keys.job, ids)], args))
+
+
+def release(handle: Handle, attempt: Attempt, job_id: str) -> None:
+    """Let go of a split parent's lease: its shards run it now (release.lua)."""
+    keys = handle.keys
+    handle.scripts.run("release", [keys.job(job_id), keys.leases], [attempt.claims, job_id])
+
+
+def dispatch(handle: Handle, parent: str, mode: Mode, count: int) -> int:
+    """Send the messages of a sharded job's next `count` shards; returns how many were sent."""
+    client, keys, settings = handle.client, handle.keys, handle.settings
+    sent = 0
+    while sent < count:
+        order, released, owner = client.hmget(keys.job(parent), "order", "released", "client")
+        ids = (order or "").split(",")
+        index = int(released or 0)
+        if not order or index >= len(ids):
+            return sent
+        message = task_message(mode, ids[index], settings.ttl, TURNS)
+        # Its parent's client takes the turn (jobstore/lanes.py).
+        shard = [keys.job(parent), keys.queued, keys.job(ids[index])]
+        shard += turn_keys(keys, mode, TURNS, owner or "")
+        args = [ids[index], message, repr(time.time()), settings.ttl, TURNS]
+        status = handle.scripts.run("dispatch", shard, args)
+        if status == 0:
+            return sent
+        sent += status == 1
+    return sent
+
+
+def job_ran(handle: Handle, parent: str) -> float:
+    """A sharded job's search time so far, all shards together (its parent's `ran`)."""
+    return float(handle.client.hget(handle.keys.job(parent), "ran") or 0)
+
+
+def settle(handle: Handle, job_id: str, outcome: str) -> str:
+    """After a shard ends: finish its parent if every shard is terminal, else send the next
+    shard; returns the parent's state ("" when job_id is no shard).
+
+    A failed shard (time limit, attempts used up) fails the whole job: its siblings are
+    stopped at once instead of each running into the same wall.
+    """
+    parent = parent_of(job_id)
+    if parent is None:
+        return ""
+    client, settings = handle.client, handle.settings
+    if outcome == "failed":
+        stop(client, settings, parent, user=False)
+    state = finish(client, settings, parent)
+    if state == "running":
+        mode = client.hget(handle.keys.job(parent), "mode")
+        dispatch(handle, parent, Mode(mode or Mode.ENUMERATE), 1)
+    return state

@@ -16,6 +16,7 @@ from typing import Any
 
 import redis
 
+from .handle import Handle
 from .keys import Keys
 from .model import QUEUES, Mode
 from .workers import count_workers
@@ -106,6 +107,6 @@ def snapshot(client: redis.Redis, prefix: str, heartbeat_interval: float) -> dic
     }
 
 
-def count_rejected(client: redis.Redis, prefix: str, reason: str) -> None:
+def count_rejected(handle: Handle, reason: str) -> None:
     """Count one task message a worker refused to run (`foreign`: not the job store's)."""
-    client.hincrby(Keys(prefix).stats, f"rejected:{reason}", 1)
+    handle.client.hincrby(handle.keys.stats, f"rejected:{reason}", 1)

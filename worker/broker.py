@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import redis
 from kombu.transport import TRANSPORT_ALIASES, virtual
 from kombu.transport import redis as kombu_redis
+
+from jobstore.connection import ClosedConnection, RedisError
 
 TRANSPORT = "worker.broker:Transport"
 SENTINEL_TRANSPORT = "worker.broker:SentinelTransport"
@@ -41,7 +42,7 @@ class QoS(kombu_redis.QoS):
         """Acknowledge in Redis; the message leaves this channel's books whatever Redis did."""
         try:
             super().ack(delivery_tag)
-        except redis.exceptions.RedisError:
+        except RedisError:
             virtual.QoS.ack(self, delivery_tag)
             raise  # Celery logs "Couldn't ack"
 
@@ -49,7 +50,7 @@ class QoS(kombu_redis.QoS):
         """Reject in Redis; the message leaves this channel's books whatever Redis did."""
         try:
             super().reject(delivery_tag, requeue)
-        except redis.exceptions.RedisError:
+        except RedisError:
             virtual.QoS.ack(self, delivery_tag)
             raise
 
@@ -74,7 +75,7 @@ class GuardedPool:
     def _get_pool(self, asynchronous: bool = False) -> Any:
         """kombu's pool, or a connection error once the channel's connection is torn down."""
         if torn_down(self.connection):
-            raise redis.exceptions.ConnectionError("this broker channel's connection is closed")
+            raise ClosedConnection("this broker channel's connection is closed")
         return super()._get_pool(asynchronous)  # type: ignore[misc]
 
 

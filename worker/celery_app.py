@@ -11,7 +11,8 @@ from celery import Celery
 from kombu import Exchange, Queue
 
 from alphametic.linear.native import describe
-from jobstore import QUEUES, Keys, Mode, Settings, explanations
+from jobstore import QUEUES, Mode, Settings, explanations
+from jobstore.messages import broker_prefix
 from jobstore.model import LANES
 from jobstore.settings import ConfigError
 
@@ -125,7 +126,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
             "socket_connect_timeout": min(settings.redis_timeout, 2.0),
             # Every broker key under the deployment's prefix: two deployments can share one
             # Redis database (lists, unacked messages, bindings, control mailboxes).
-            "global_keyprefix": Keys(settings.key_prefix).broker,
+            "global_keyprefix": broker_prefix(settings),
             # With Sentinel: which master to follow (kombu's socket_timeout above matters
             # here: without it a publish to a frozen master hung for over a minute).
             **sentinel_options(settings),

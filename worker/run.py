@@ -55,7 +55,7 @@ class Run:
         self.puzzle = alphametic.parse(job.puzzle, **job.options)
         self.letters = "".join(self.puzzle.letters)
         attempt.width = len(self.letters)
-        attempt.lanes = attempt.names.waitings(job.mode)
+        attempt.yield_to_lanes_of(job.mode)
         resume = Position.parse(record.get("cp", ""), self.puzzle, job.prefix)
         share = job.share if job.parent else 1.0
         # Estimated small when it was submitted (its band is FIRST's).
@@ -96,7 +96,7 @@ class Run:
 
     def load_grid(self) -> None:
         """Start from the grid counts stored with the checkpoint."""
-        cells = self.attempt.client.hgetall(self.attempt.names.grid(self.job.id))
+        cells = self.attempt.grid_cells()
         index = {letter: i for i, letter in enumerate(self.letters)}
         for cell, count in cells.items():
             letter, digit = cell.split(":")

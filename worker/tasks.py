@@ -19,10 +19,13 @@ from celery import Task
 from celery.exceptions import Ignore
 from celery.signals import task_revoked
 
-from jobstore import Job, JobStore, Keys, Mode, Settings
+from jobstore import Job, JobStore, Mode, Settings
 from jobstore.attempt import Attempt, Claim
-from jobstore.connection import UNREACHABLE, client_for
-from jobstore.messages import MARK, queued_by_store
+from jobstore.connection import UNREACHABLE
+from jobstore.handle import handle_for
+from jobstore.messages import MARK
+from jobstore.queue import queued_by_store
+from jobstore.shards import settle
 from jobstore.stats import count_rejected
 
 from . import shards, stopping
@@ -65,7 +68,7 @@ class JobTask(Task[[str], str]):
             args,
         )
         try:
-            count_rejected(client_for(settings), settings.key_prefix, "foreign")
+            count_rejected(handle_for(settings), "foreign")
         except UNREACHABLE:
             pass  # the count is best-effort; the message is refused all the same
         raise Ignore()  # acknowledged, not run, not retried
@@ -76,8 +79,7 @@ class JobTask(Task[[str], str]):
         if kwargs or not isinstance(args, list | tuple) or len(args) != 1:
             return False
         try:
-            client = client_for(settings)
-            return queued_by_store(client, Keys(settings.key_prefix), str(args[0]), task_id)
+            return queued_by_store(handle_for(settings), str(args[0]), task_id)
         except UNREACHABLE:
             return True  # the claim decides (it waits for Redis); refusing would lose the job
 
@@ -85,8 +87,8 @@ class JobTask(Task[[str], str]):
 def execute(task: Any, mode: Mode, job_id: str) -> str:
     """Claim the job and run it; returns what happened (the job record is the result)."""
     settings: Settings = task.app.conf.alphametic_settings
-    client = client_for(settings)
-    attempt = Attempt(client, settings, job_id)
+    handle = handle_for(settings)
+    attempt = handle.attempt(job_id)
     holder = holder_name(task.request.hostname or "worker")
     hard = hard_limit(settings, mode)
     try:
@@ -101,13 +103,13 @@ def execute(task: Any, mode: Mode, job_id: str) -> str:
         raise task.retry(countdown=wait, max_retries=None)
     if claim.status != "run":
         log.info("job %s not run: %s (attempt %s)", job_id, claim.status, claim.attempt)
-        shards.settle(client, settings, job_id, claim.status)  # a shard that ends unrun
+        settle(handle, job_id, claim.status)  # a shard that ends unrun
         return claim.status
     job = Job.from_hash(claim.record)
     with stopping.handing_back():
         if job.parent:
-            outcome = shards.run_shard(settings, attempt, job, claim.record)
-        elif job.mode is not Mode.SOLVE and shards.split(settings, attempt, job):
+            outcome = shards.run_shard(handle, attempt, job, claim.record)
+        elif job.mode is not Mode.SOLVE and shards.split(handle, attempt, job):
             outcome = "sharded"  # its shards are on the queue now
         else:
             outcome = Run(settings, attempt, job, claim.record).execute()

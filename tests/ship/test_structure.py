@@ -30,6 +30,11 @@ FORBIDDEN = {
 }
 
 
+# The job store owns Redis: its layout (keys) and transitions (Lua) are its own, so the worker
+# and the web import neither redis nor those modules (nor the key builder re-exported).
+REDIS_OWNED = {"redis", "jobstore.lua", "jobstore.keys", "jobstore.Keys"}
+
+
 def module_name(path: Path) -> str:
     """The dotted name of a source file under ROOT."""
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
@@ -146,6 +151,42 @@ def test_no_forbidden_libraries(package: str) -> None:
         for target in imports(name, path, set(files))
     }
     assert not names & FORBIDDEN[package]
+
+
+def redis_imports(name: str, path: Path) -> set[str]:
+    """What a file imports of Redis or of the job store's Redis layout (REDIS_OWNED)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            targets = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        else:
+            continue  # a relative import stays inside its own package
+        for target in targets:
+            found |= {owned for owned in REDIS_OWNED if f"{target}.".startswith(f"{owned}.")}
+    return found
+
+
+@pytest.mark.parametrize("package", ["worker", "web"])
+def test_only_the_job_store_touches_redis(package: str) -> None:
+    """No redis, no Lua scripts, no keys outside the job store: it owns every Redis access."""
+    wrong = {
+        (name, target)
+        for name, path in sources(package).items()
+        for target in redis_imports(name, path)
+    }
+    assert not wrong, f"{package} reaches into Redis itself: {sorted(wrong)}"
+
+
+def test_the_redis_check_sees_redis(tmp_path: Path) -> None:
+    """Each way of importing what the job store owns is seen (the check can fail)."""
+    path = tmp_path / "m.py"
+    path.write_text(
+        "import redis.exceptions\nfrom jobstore.lua import scripts_for\n"
+        "from jobstore import Keys, Job\nfrom jobstore import keys\nfrom . import lua\n"
+    )
+    assert redis_imports("m", path) == {"redis", "jobstore.lua", "jobstore.Keys", "jobstore.keys"}
 
 
 def test_tests_import_no_test_module() -> None:

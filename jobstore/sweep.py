@@ -1,0 +1,124 @@
+"""The heartbeat's sweeps: re-queue jobs whose worker died, send again messages gone astray.
+
+A running job whose lease (renewed with every progress write) has expired lost its worker, so
+reap() sends it to its queue again at once, instead of waiting for the broker's visibility
+timeout; so does one whose holder is a process of the sweeping machine that no longer exists
+(a worker killed whole, or its pool process killed mid-job): the worker says which processes
+are dead (worker/holder.py). The claim script then starts a new attempt and the old one,
+should it still be alive, is stale and can no longer write. resend_lost() sends again the
+message of a job queued a while whose message left its queue without a run (see there).
+Each worker's heartbeat thread runs both (worker/heartbeat.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from .handle import Handle
+from .messages import task_message
+from .model import Mode
+from .shards import finish, parent_of, stop
+from .workers import silent_after
+
+# The logger these lines always had: the heartbeat thread runs the sweeps (JSON logs name it).
+log = logging.getLogger("worker.heartbeat")
+
+# Whether a holder ("{host}|{pid}|...") is a process of this machine that no longer exists.
+IsDead = Callable[[str], bool]
+
+
+def reap(handle: Handle, is_dead: IsDead, limit: int = 50) -> list[str]:
+    """Re-queue running jobs whose lease expired or whose holder died here; returns their ids."""
+    client, keys, settings = handle.client, handle.keys, handle.settings
+    now = time.time()
+    renewed = repr(now + settings.lease_seconds)
+    expired = client.zrangebyscore(keys.leases, "-inf", now, 0, limit)
+    candidates = [(job_id, "") for job_id in expired]
+    candidates += dead_holders(handle, is_dead, limit)
+    requeued = []
+    for job_id, dead in candidates:
+        found = message_for(handle, job_id)
+        if found is None:
+            client.zrem(keys.leases, job_id)
+            continue
+        _mode, lane_key, waiting, message = found
+        args = [repr(now), renewed, job_id, dead, message]
+        reaped = [keys.job(job_id), keys.leases, lane_key, waiting]
+        if handle.scripts.run("reap", reaped, args):
+            why = f"its holder {dead} is dead" if dead else "lease expired"
+            log.warning("job %s lost its worker (%s): re-queued", job_id, why)
+            requeued.append(job_id)
+    return requeued
+
+
+def resend_lost(handle: Handle, limit: int = 100) -> list[str]:
+    """Send again the messages of jobs queued a while whose queue is empty; their ids.
+
+    A message popped by a worker whose connection then dropped (a Redis restart) is parked
+    unacknowledged until the broker's visibility timeout (40 min by default). With prefetch
+    disabled a worker pops a message only to run it at once, so a job still queued two
+    heartbeats after its message went out, with nothing left in its queue and its message
+    parked, lost it: it is sent again (a needless re-send costs only a refused duplicate
+    delivery). A message found nowhere went with a worker lost since it was sent (its link was
+    cut while it waited in its pop), so it is sent again, or else it was purged: resend.lua
+    ends its job canceled "purged".
+    """
+    client, keys, settings = handle.client, handle.keys, handle.settings
+    now = time.time()
+    cutoff = now - max(2.0, 2 * settings.heartbeat_interval)
+    # A message sent before Redis last started may have been popped by a reply lost in the
+    # restart: such a job is sent again, never judged purged (resend.lua).
+    started = now - int(client.info("server").get("uptime_in_seconds", 0)) + 1
+    resent = []
+    for job_id in client.zrangebyscore(keys.queued, "-inf", cutoff, 0, limit):
+        found = message_for(handle, job_id)
+        if found is None:
+            client.zrem(keys.queued, job_id)
+            continue
+        mode, lane_key, _waiting, message = found
+        job_keys = [keys.queued, keys.job(job_id), lane_key, keys.unacked, keys.leases]
+        job_keys += [keys.stats, keys.workers(mode.queue), *keys.lanes(mode)]
+        args = [job_id, repr(now), repr(cutoff), settings.ttl, message, keys.finished]
+        args += [repr(started), repr(silent_after(settings.heartbeat_interval))]
+        outcome = handle.scripts.run("resend", job_keys, args)
+        if outcome == 1:
+            log.warning("job %s queued but its queue is empty: message sent again", job_id)
+            resent.append(job_id)
+        elif outcome == 2:
+            log.warning("job %s: its message was purged from the queue: canceled", job_id)
+        elif outcome == 3:
+            parent = parent_of(job_id)
+            if parent is not None:
+                log.warning("job %s: a shard's message was purged: job canceled", parent)
+                stop(client, settings, parent, user=True)
+                finish(client, settings, parent)
+    return resent
+
+
+def message_for(handle: Handle, job_id: str) -> tuple[Mode, str, str, str] | None:
+    """(mode, lane list, its waiting set, a new task message) for sending a job again, or None
+    when it is gone."""
+    keys = handle.keys
+    mode, lane = handle.client.hmget(keys.job(job_id), "mode", "lane")
+    if mode is None:
+        return None
+    lane_no = int(lane or 0)
+    message = task_message(Mode(mode), job_id, handle.settings.ttl, lane_no)
+    return Mode(mode), keys.lane(Mode(mode), lane_no), keys.waiting(Mode(mode), lane_no), message
+
+
+def dead_holders(handle: Handle, is_dead: IsDead, limit: int) -> list[tuple[str, str]]:
+    """(job id, holder) of leased jobs held by a process of this machine that no longer exists.
+
+    A whole worker killed on this machine is then noticed within one heartbeat interval
+    instead of one lease; holders on other machines are left to their lease.
+    """
+    client, keys = handle.client, handle.keys
+    job_ids = client.zrange(keys.leases, 0, limit - 1)
+    with client.pipeline(transaction=False) as pipe:
+        for job_id in job_ids:
+            pipe.hget(keys.job(job_id), "holder")
+        holders = pipe.execute()
+    return [(j, h) for j, h in zip(job_ids, holders, strict=True) if h and is_dead(h)]
