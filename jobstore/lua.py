@@ -1,13 +1,14 @@
 """Every Lua script of the job store, and the one way to run them.
 
 Each transition of a job (create, claim, update, putback, cancel, withdraw, reap, resend, delete,
-Each transition of a job (create, claim, update, putback, cancel, withdraw, reap, resend, delete,
 the sharded split/release/dispatch/finish/cancel-tree, an explanation's explain/claim/end) is one
 script in jobstore/lua_scripts/, atomic inside Redis; stats.lua, rate.lua and turn.lua are
-libraries put in front of the scripts using them. Scripts get every key from Python
-(jobstore.keys.Keys) and build none; terminal states are final; every write by a worker names its
-attempt, so a stale attempt is refused. Scripts run by EVALSHA through redis-py's Script objects,
-which load the text again when Redis has forgotten it (a restart, a failover).
+libraries put in front of the scripts using them, and in front of every script a library
+generated here from model.TERMINAL (is_final): the final states are written once. Scripts get
+every key from Python (jobstore.keys.Keys) and build none; terminal states are final; every
+write by a worker names its attempt, so a stale attempt is refused. Scripts run by EVALSHA
+through redis-py's Script objects, which load the text again when Redis has forgotten it (a
+restart, a failover).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import redis
 
 from .connection import replicated
+from .model import TERMINAL
 
 FOLDER = Path(__file__).with_name("lua_scripts")
 # Scripts that call a shared Lua function get its file put in front of their own.
@@ -62,10 +64,21 @@ NAMES = (
 Arg = str | int | float
 
 
+def final_states() -> str:
+    """The Lua library of every script: is_final(state), true for a state of model.TERMINAL."""
+    names = ", ".join(f"['{state.value}'] = true" for state in sorted(TERMINAL))
+    return (
+        "-- The final states (jobstore/model.py TERMINAL): a job in one never changes again.\n"
+        f"local FINAL_STATES = {{{names}}}\n"
+        "local function is_final(state) return FINAL_STATES[state] == true end\n"
+    )
+
+
 def source(name: str) -> str:
-    """The Lua text of one script, with the library functions it uses."""
+    """The Lua text of one script, after the final states and the library functions it uses."""
     parts = (*LIBRARIES.get(name, ()), name)
-    return "\n".join((FOLDER / f"{part}.lua").read_text(encoding="utf-8") for part in parts)
+    texts = [(FOLDER / f"{part}.lua").read_text(encoding="utf-8") for part in parts]
+    return "\n".join([final_states(), *texts])
 
 
 SOURCES = {name: source(name) for name in NAMES}

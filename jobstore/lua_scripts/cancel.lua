@@ -5,7 +5,7 @@
 local s = redis.call('HMGET', KEYS[1], 'state', 'cancel', 'lease')
 if not s[1] then return {'gone', 0} end
 local state = s[1]
-if state == 'succeeded' or state == 'failed' or state == 'canceled' then return {'done', 0} end
+if is_final(state) then return {'done', 0} end
 local lost = state == 'running' and tonumber(s[3] or '0') < tonumber(ARGV[1])
 -- Asked before, and its run still holds it: that run stops at its next look. A run whose
 -- lease has expired since (its worker lost) looks no more, so a repeated cancel ends it now.

@@ -6,7 +6,7 @@
 local p = redis.call('HMGET', KEYS[1], 'state', 'cancel', 'shards')
 if not p[1] then return {'gone', 0} end
 if p[3] ~= ARGV[2] then return {'retry', 0} end
-if p[1] == 'succeeded' or p[1] == 'failed' or p[1] == 'canceled' then return {'done', 0} end
+if is_final(p[1]) then return {'done', 0} end
 local changed = 0
 if ARGV[3] == '1' and (not p[2] or p[2] == '') then
   redis.call('HSET', KEYS[1], 'cancel', ARGV[1])

@@ -30,7 +30,7 @@ local function finish(final, error)
   return {final, attempt, '', ''}
 end
 
-if state == 'succeeded' or state == 'failed' or state == 'canceled' then
+if is_final(state) then
   return {'done', attempt, '', ''}
 end
 if s[3] and s[3] ~= '' then return finish('canceled', '') end

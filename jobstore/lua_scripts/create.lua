@@ -45,7 +45,7 @@ if tonumber(ARGV[2]) > 0 then
   local finished, live = {}, 0
   for _, key in ipairs(redis.call('SMEMBERS', KEYS[5])) do
     local s = redis.call('HGET', key, 'state')
-    if not s or s == 'succeeded' or s == 'failed' or s == 'canceled' then
+    if not s or is_final(s) then
       finished[#finished + 1] = key
     else
       live = live + 1

@@ -7,7 +7,7 @@
 -- Returns the parent's state (running while a shard is not terminal), gone or mismatch.
 local p = redis.call('HMGET', KEYS[1], 'state', 'shards', 'cancel')
 if not p[1] then return 'gone' end
-if p[1] == 'succeeded' or p[1] == 'failed' or p[1] == 'canceled' then return p[1] end
+if is_final(p[1]) then return p[1] end
 if p[2] ~= ARGV[2] then return 'mismatch' end
 local n = tonumber(ARGV[2])
 local found, nodes, progress, failed, canceled = 0, 0, 0, nil, false
