@@ -13,22 +13,21 @@ from dataclasses import dataclass
 
 import redis
 
+from . import transitions
 from .keys import Keys
 from .lanes import MISJUDGED_MEMORY, turn_keys
-from .lua import Arg, scripts_for
+from .lua import scripts_for
 from .messages import task_message
 from .model import CHUNK, Mode
 from .settings import Settings
-
-# What a write tells the run (update.lua): go on, stop, or hand the job back.
-REFUSED, WRITTEN, CANCEL, STOP, YIELD = 0, 1, 2, 3, 4
+from .transitions import Claimed, Written
 
 
 @dataclass(frozen=True)
 class Claim:
     """What claiming a job gave: run it, or why not (done, gone, busy, canceled, failed)."""
 
-    status: str
+    status: Claimed
     attempt: int
     lease: float | None
     holder: str
@@ -49,13 +48,6 @@ class Attempt:
         # A shard's: its whole job's search time (all shards) as of the last write, else None.
         self.job_ran: float | None = None
         self.names = Keys(settings.key_prefix)
-        self.keys = [
-            self.names.job(job_id),
-            self.names.solutions(job_id),
-            self.names.grid(job_id),
-            self.names.leases,
-            self.names.stats,
-        ]
 
     def claim(
         self,
@@ -81,22 +73,23 @@ class Attempt:
         soft_limit = max(self.settings.search_budget(m) for m in modes)
         shared = max(self.settings.search_budget(m, sharded=True) for m in modes)
         now = time.time()
-        lease = now + self.settings.lease_seconds
-        args: list[Arg] = [repr(now), repr(lease), holder, self.settings.max_attempts]
-        args += [self.settings.ttl, self.job_id, "1" if force else "0", repr(hard_limit)]
-        args += [self.names.finished, CHUNK, repr(soft_limit), repr(shared)]
         # The job leaves the waiting set of its queue's lanes (its mode: the task's).
         waiting = self.names.waitings(mode) if mode is not None else []
-        keys = [*self.keys, self.names.queued, *waiting]
-        reply = scripts_for(self.client).run("claim", keys, args)
+        claim = transitions.Claim(
+            self.names, self.job_id, now, now + self.settings.lease_seconds, holder,
+            self.settings.max_attempts, self.settings.ttl, force, hard_limit, CHUNK, soft_limit,
+            shared, waiting,
+        )  # fmt: skip
+        reply = scripts_for(self.client).call(claim)
         status, attempt, lease_s, held_by = reply[:4]
+        status = Claimed(status)
         flat = reply[4] if len(reply) > 4 else []
         record = dict(zip(flat[::2], flat[1::2], strict=True))
         self.number = int(attempt)
-        if status == "run":
+        if status is Claimed.RUN:
             self.claims = int(record.get("claims") or 0)
         lease_at = float(lease_s) if lease_s else None
-        return Claim(str(status), int(attempt), lease_at, held_by, record)
+        return Claim(status, int(attempt), lease_at, held_by, record)
 
     def write(
         self,
@@ -106,7 +99,7 @@ class Attempt:
         seq: int,
         final: str = "",
         yield_to: int = 0,
-    ) -> int:
+    ) -> Written:
         """Write progress, grid cells and one batch of solutions; returns what update.lua says.
 
         `solutions` is the batch's compact solutions concatenated (each len(letters) long).
@@ -116,33 +109,16 @@ class Attempt:
         leaves the job's total in self.job_ran.
         """
         now = time.time()
-        args: list[Arg] = [
-            self.claims,
-            repr(now),
-            repr(now + self.settings.lease_seconds),
-            self.settings.ttl,
-            self.settings.max_stored_solutions,
-            seq,
-            self.job_id,
-            final,
-            self.width,
-            solutions,
-            CHUNK,
-            self.names.finished,
-            self.settings.max_stored_per_client,
-            yield_to,
-            len(fields),
-        ]
-        for name, value in fields.items():
-            args += [name, value]
-        args.append(len(grid))
-        for name, value in grid.items():
-            args += [name, value]
-        keys = [*self.keys, *self.lanes[:yield_to]]
-        status, job_ran = scripts_for(self.client).run("update", keys, args)
+        settings = self.settings
+        update = transitions.Update(
+            self.names, self.job_id, self.claims, now, now + settings.lease_seconds, settings.ttl,
+            settings.max_stored_solutions, seq, final, self.width, solutions, CHUNK,
+            settings.max_stored_per_client, self.lanes, yield_to, fields, grid,
+        )  # fmt: skip
+        status, job_ran = scripts_for(self.client).call(update)
         if job_ran not in ("", b""):
             self.job_ran = float(job_ran)
-        return int(status)
+        return Written.of(int(status))
 
     def put_back(
         self, mode: Mode, lane: int, *, front: bool, reason: str, client: str = "",
@@ -154,14 +130,14 @@ class Attempt:
         `lane`'s band where its client takes its turn. `misjudged`: it was estimated small and
         was not (for a while its client's next jobs go to the BIG band, a turn back).
         """
-        now = time.time()
-        message = task_message(mode, self.job_id, self.settings.ttl, lane)
-        turn = turn_keys(self.names, mode, lane, client, own=front)
-        keys = [self.keys[0], self.names.leases, self.names.queued, turn[0], self.names.stats]
-        keys += turn[1:]
-        args: list[Arg] = [self.claims, repr(now), message, "1" if front else "0", lane]
-        args += [self.job_id, reason, self.settings.ttl, MISJUDGED_MEMORY if misjudged else 0]
-        return bool(scripts_for(self.client).run("putback", keys, args))
+        settings = self.settings
+        put_back = transitions.PutBack(
+            self.names, self.job_id, self.claims, time.time(),
+            task_message(mode, self.job_id, settings.ttl, lane), front, lane, reason,
+            settings.ttl, MISJUDGED_MEMORY if misjudged else 0,
+            turn_keys(self.names, mode, lane, client, own=front),
+        )  # fmt: skip
+        return bool(scripts_for(self.client).call(put_back))
 
     def yield_to_lanes_of(self, mode: Mode) -> None:
         """The lanes whose waiting jobs this run yields to: every lane of its mode's queue."""
@@ -175,7 +151,7 @@ class Attempt:
     def poll(self) -> tuple[bool, bool, bool]:
         """Read (still mine, cancel requested, stop requested) in one round trip."""
         state, claims, cancel, stop = self.client.hmget(
-            self.keys[0], "state", "claims", "cancel", "stop"
+            self.names.job(self.job_id), "state", "claims", "cancel", "stop"
         )
         mine = state == "running" and claims == str(self.claims)
         return mine, bool(cancel), bool(stop)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import redis
 
@@ -64,6 +64,21 @@ NAMES = (
 Arg = str | int | float
 
 
+class Transition:
+    """One call of a script, built from named fields (jobstore/transitions.py): `script` names
+    it, keys() and argv() lay the fields out as its header documents."""
+
+    script: ClassVar[str]
+
+    def keys(self) -> list[str]:
+        """The script's KEYS."""
+        raise NotImplementedError
+
+    def argv(self) -> list[Arg]:
+        """The script's ARGV."""
+        raise NotImplementedError
+
+
 def final_states() -> str:
     """The Lua library of every script: is_final(state), true for a state of model.TERMINAL."""
     names = ", ".join(f"['{state.value}'] = true" for state in sorted(TERMINAL))
@@ -109,6 +124,10 @@ class Scripts:
         return replicated(
             self._client, lambda on: script(keys=list(keys), args=list(args), client=on)
         )
+
+    def call(self, transition: Transition, pipe: redis.client.Pipeline | None = None) -> Any:
+        """Run one transition (as run())."""
+        return self.run(transition.script, transition.keys(), transition.argv(), pipe)
 
 
 @functools.cache

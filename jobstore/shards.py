@@ -29,15 +29,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
 
 import redis
 
+from . import transitions
 from .attempt import Attempt
 from .handle import Handle
 from .keys import Keys
 from .lanes import turn_keys
-from .lua import Arg, scripts_for
+from .lua import scripts_for
 from .messages import task_message
 from .model import CHUNK, TERMINAL, TURNS, Mode, State
 from .settings import Settings
@@ -185,9 +185,8 @@ def cancel(client: redis.Redis, settings: Settings, job_id: str) -> tuple[str, i
     keys = Keys(settings.key_prefix)
     job_key = keys.job(job_id)
     if not client.hget(job_key, "shards"):
-        status, changed = scripts_for(client).run(
-            "cancel", [job_key, keys.leases, keys.stats], [repr(time.time()), job_id, keys.finished]
-        )
+        cancel = transitions.Cancel(keys, job_id, time.time())
+        status, changed = scripts_for(client).call(cancel)
         # A split racing with this cancel either saw the flag (and did not split) or left
         # `shards` for this second look.
         if status != "running" or not client.hget(job_key, "shards"):
@@ -206,9 +205,8 @@ def stop(client: redis.Redis, settings: Settings, parent: str, *, user: bool) ->
     for _ in range(3):
         n = int(client.hget(keys.job(parent), "shards") or 0)
         ids = [shard_id(parent, i) for i in range(n)]
-        tree = [keys.job(parent), keys.leases, *(keys.job(i) for i in ids)]
-        args = [repr(time.time()), n, "1" if user else "0", *ids]
-        status, changed = scripts_for(client).run("cancel_tree", tree, args)
+        tree = transitions.CancelTree(keys, parent, ids, time.time(), user)
+        status, changed = scripts_for(client).call(tree)
         if status != "retry":
             return str(status), int(changed)
     return State.RUNNING.value, 0
@@ -221,12 +219,11 @@ def finish(client: redis.Redis, settings: Settings, parent: str) -> str:
         n = int(client.hget(keys.job(parent), "shards") or 0)
         if not n:
             return ""
-        tree = [keys.job(parent), keys.leases, keys.stats]
-        for kind in ("job", "solutions", "grid"):
-            tree += shard_keys(settings, parent, n, kind)
-        args: list[Arg] = [repr(time.time()), n, settings.ttl, parent]
-        args += [settings.max_stored_solutions, keys.finished]
-        state = str(scripts_for(client).run("finish", tree, args))
+        ids = [shard_id(parent, i) for i in range(n)]
+        ended = transitions.Finish(
+            keys, parent, ids, time.time(), settings.ttl, settings.max_stored_solutions
+        )
+        state = str(scripts_for(client).call(ended))
         if state != "mismatch":
             return state
     return ""
@@ -237,20 +234,19 @@ def split(
 ) -> str:
     """Write a claimed parent's shards (prefix, share), in search order: split | exists |
     stale | canceled (split.lua). Send the first of them with dispatch()."""
-    keys = handle.keys
     ids = [shard_id(job_id, i) for i in range(len(parts))]
     order = sorted(range(len(ids)), key=lambda i: -parts[i][1])  # biggest first (stable)
-    args: list[Any] = [attempt.claims, repr(time.time()), handle.settings.ttl, len(parts)]
-    args += [",".join(ids[i] for i in order), TURNS]
-    for sid, (digits, share) in zip(ids, parts, strict=True):
-        args += [sid, ",".join(map(str, digits)), repr(share)]
-    return str(handle.scripts.run("split", [keys.job(job_id), *map(keys.job, ids)], args))
+    shards = [(sid, digits, share) for sid, (digits, share) in zip(ids, parts, strict=True)]
+    split = transitions.Split(
+        handle.keys, job_id, attempt.claims, time.time(), handle.settings.ttl,
+        [ids[i] for i in order], TURNS, shards,
+    )  # fmt: skip
+    return str(handle.scripts.call(split))
 
 
 def release(handle: Handle, attempt: Attempt, job_id: str) -> None:
     """Let go of a split parent's lease: its shards run it now (release.lua)."""
-    keys = handle.keys
-    handle.scripts.run("release", [keys.job(job_id), keys.leases], [attempt.claims, job_id])
+    handle.scripts.call(transitions.Release(handle.keys, job_id, attempt.claims))
 
 
 def dispatch(handle: Handle, parent: str, mode: Mode, count: int) -> int:
@@ -265,10 +261,11 @@ def dispatch(handle: Handle, parent: str, mode: Mode, count: int) -> int:
             return sent
         message = task_message(mode, ids[index], settings.ttl, TURNS)
         # Its parent's client takes the turn (jobstore/lanes.py).
-        shard = [keys.job(parent), keys.queued, keys.job(ids[index])]
-        shard += turn_keys(keys, mode, TURNS, owner or "")
-        args = [ids[index], message, repr(time.time()), settings.ttl, TURNS]
-        status = handle.scripts.run("dispatch", shard, args)
+        turn = turn_keys(keys, mode, TURNS, owner or "")
+        shard = transitions.Dispatch(
+            keys, parent, ids[index], message, time.time(), settings.ttl, TURNS, turn
+        )
+        status = handle.scripts.call(shard)
         if status == 0:
             return sent
         sent += status == 1

@@ -16,6 +16,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from . import transitions
 from .handle import Handle
 from .messages import task_message
 from .model import Mode
@@ -33,7 +34,7 @@ def reap(handle: Handle, is_dead: IsDead, limit: int = 50) -> list[str]:
     """Re-queue running jobs whose lease expired or whose holder died here; returns their ids."""
     client, keys, settings = handle.client, handle.keys, handle.settings
     now = time.time()
-    renewed = repr(now + settings.lease_seconds)
+    renewed = now + settings.lease_seconds
     expired = client.zrangebyscore(keys.leases, "-inf", now, 0, limit)
     candidates = [(job_id, "") for job_id in expired]
     candidates += dead_holders(handle, is_dead, limit)
@@ -44,9 +45,8 @@ def reap(handle: Handle, is_dead: IsDead, limit: int = 50) -> list[str]:
             client.zrem(keys.leases, job_id)
             continue
         _mode, lane_key, waiting, message = found
-        args = [repr(now), renewed, job_id, dead, message]
-        reaped = [keys.job(job_id), keys.leases, lane_key, waiting]
-        if handle.scripts.run("reap", reaped, args):
+        reap = transitions.Reap(keys, job_id, now, renewed, dead, message, lane_key, waiting)
+        if handle.scripts.call(reap):
             why = f"its holder {dead} is dead" if dead else "lease expired"
             log.warning("job %s lost its worker (%s): re-queued", job_id, why)
             requeued.append(job_id)
@@ -78,11 +78,11 @@ def resend_lost(handle: Handle, limit: int = 100) -> list[str]:
             client.zrem(keys.queued, job_id)
             continue
         mode, lane_key, _waiting, message = found
-        job_keys = [keys.queued, keys.job(job_id), lane_key, keys.unacked, keys.leases]
-        job_keys += [keys.stats, keys.workers(mode.queue), *keys.lanes(mode)]
-        args = [job_id, repr(now), repr(cutoff), settings.ttl, message, keys.finished]
-        args += [repr(started), repr(silent_after(settings.heartbeat_interval))]
-        outcome = handle.scripts.run("resend", job_keys, args)
+        resend = transitions.Resend(
+            keys, job_id, mode, lane_key, now, cutoff, settings.ttl, message, started,
+            silent_after(settings.heartbeat_interval),
+        )  # fmt: skip
+        outcome = handle.scripts.call(resend)
         if outcome == 1:
             log.warning("job %s queued but its queue is empty: message sent again", job_id)
             resent.append(job_id)

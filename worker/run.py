@@ -18,28 +18,44 @@ from __future__ import annotations
 
 import logging
 import time
+from enum import StrEnum
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 
 import alphametic
 from jobstore import DIGITS, Job, Mode, Settings, State
-from jobstore.attempt import CANCEL, REFUSED, STOP, YIELD, Attempt
+from jobstore.attempt import Attempt
 from jobstore.connection import UNREACHABLE
 from jobstore.lanes import misjudged as was_misjudged
 from jobstore.lanes import yielding_lanes
 from jobstore.model import FIRST, TURNS, band_of
+from jobstore.transitions import Written
 
 from .cursor import Cursor, Position
 from .stopping import stop_requested
 
 log = logging.getLogger(__name__)
 
-CANCELED, STALE, TIME_LIMIT = "canceled", "stale", "time limit"
-STOPPED, YIELDED = "stopped", "yielded"  # handed back, not ended
+
+class Outcome(StrEnum):
+    """What a run did: the task's result, and the word of the one log line every run ends with."""
+
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"  # at its time limit (search time, over all runs of the job)
+    CANCELED = "canceled"
+    STOPPED = "stopped"  # handed back, not ended: its worker stops
+    YIELDED = "yielded"  # handed back, not ended: it takes turns with jobs waiting
+    STALE = "stale"  # it lost the job (taken over, or handed back) and wrote nothing more
+    SHARDED = "sharded"  # split: its shards are on the queue now
+
+
+CANCELED, FAILED, STALE = Outcome.CANCELED, Outcome.FAILED, Outcome.STALE
+STOPPED, YIELDED = Outcome.STOPPED, Outcome.YIELDED
+TIME_LIMIT = "time limit"  # the error of a job that failed at its time limit
 # The final write outlasts a Redis restart: about 30 s of retries, then the lease sweep re-runs.
 FINAL_WRITE_TRIES = 10
-ENDS = {None: State.SUCCEEDED, CANCELED: State.CANCELED, TIME_LIMIT: State.FAILED}
+ENDS = {None: State.SUCCEEDED, CANCELED: State.CANCELED, FAILED: State.FAILED}
 
 # bytes(solution) holds raw digits 0..35; this table turns them into compact characters.
 TO_TEXT = bytes.maketrans(bytes(range(len(DIGITS))), DIGITS.encode())
@@ -74,7 +90,7 @@ class Run:
         self.nodes_before = job.nodes if resume is not None else 0
         self.searched_before = float(record.get("ran") or 0) if resume is not None else 0.0
         self.first: str = ""
-        self.outcome: str | None = None
+        self.outcome: Outcome | None = None
         self.rate: float | None = None  # progress per second, smoothed
         # Progress shown so far: a resumed run searches its piece again from its start.
         self.shown = job.progress if resume is not None else 0.0
@@ -124,7 +140,7 @@ class Run:
         """Seconds of search of this job over all its runs."""
         return self.searched_before + time.monotonic() - self.started
 
-    def execute(self) -> str:
+    def execute(self) -> Outcome:
         """Run the search to its end or until told otherwise; return what happened."""
         interval = min(0.01, self.settings.flush_interval)
         try:
@@ -135,7 +151,7 @@ class Run:
                 self.collect(interval)
         except SoftTimeLimitExceeded:
             # Celery's soft limit (a backstop to the hook's deadline) interrupted the search.
-            self.outcome = TIME_LIMIT
+            self.outcome = FAILED
         return self.finish()
 
     def collect(self, interval: float) -> None:
@@ -177,7 +193,7 @@ class Run:
         """The search's check: deadline, stop signal, flush, progress write, flag poll."""
         now = time.monotonic()
         if now >= self.deadline:
-            self.outcome = TIME_LIMIT
+            self.outcome = FAILED
         elif stop_requested():
             self.outcome = STOPPED
         elif self.pending and now - self.last_flush >= self.settings.flush_interval:
@@ -301,7 +317,7 @@ class Run:
                 if self.inflight:
                     self.inflight.pop(0)
                 self.react(status)
-                if status == REFUSED:
+                if status is Written.REFUSED:
                     return True
         except UNREACHABLE as error:
             log.warning("job %s: write failed (will retry): %s", self.job.id, error)
@@ -313,18 +329,18 @@ class Run:
         """Seconds this run may search before it yields to jobs waiting in its own lane."""
         return self.settings.time_slice
 
-    def react(self, status: int) -> None:
+    def react(self, status: Written) -> None:
         """Act on what a write said: refused (stale), cancel, stop or yield."""
-        if status == REFUSED:
+        if status is Written.REFUSED:
             self.outcome = STALE
-        elif status == CANCEL and self.outcome in (None, STOPPED, YIELDED):
+        elif status is Written.CANCEL and self.outcome in (None, STOPPED, YIELDED):
             self.outcome = CANCELED  # a cancel wins over handing the job back
-        elif self.outcome is None and status == STOP:
+        elif self.outcome is None and status is Written.STOP:
             self.outcome = STOPPED
-        elif status == YIELD:
+        elif status is Written.YIELD:
             self.yield_due = True  # at the next piece boundary (or a piece given up: hook)
 
-    def finish(self) -> str:
+    def finish(self) -> Outcome:
         """End the job, or hand it back with a checkpoint; a stale run writes nothing."""
         if self.outcome == STALE:
             log.info("job %s: run %s is stale, stopping", self.job.id, self.attempt.claims)
@@ -334,11 +350,11 @@ class Run:
         final = ENDS[self.outcome]
         for try_number in range(FINAL_WRITE_TRIES):
             if self.write(final=final.value):
-                return STALE if self.outcome == STALE else final.value
+                return STALE if self.outcome == STALE else Outcome(final.value)
             time.sleep(min(0.2 * 2**try_number, 5.0))
         raise ConnectionError(f"job {self.job.id}: could not write the final state")
 
-    def hand_back(self) -> str:
+    def hand_back(self) -> Outcome:
         """Write the checkpoint, then put the job back: a stopping worker's to the front of
         its lane, a yielding one's to the back of the turns lane."""
         stopping = self.outcome == STOPPED

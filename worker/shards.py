@@ -19,9 +19,9 @@ from jobstore import Job, Settings, shards
 from jobstore.attempt import Attempt
 from jobstore.handle import Handle
 
-from .run import STOPPED, YIELDED, Run
+from .run import Outcome, Run
 
-HANDED_BACK = (STOPPED, YIELDED, "stale")
+HANDED_BACK = (Outcome.STOPPED, Outcome.YIELDED, Outcome.STALE)
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ def split(handle: Handle, attempt: Attempt, job: Job) -> bool:
     return True
 
 
-def run_shard(handle: Handle, attempt: Attempt, shard: Job, record: dict[str, str]) -> str:
+def run_shard(handle: Handle, attempt: Attempt, shard: Job, record: dict[str, str]) -> Outcome:
     """Run one claimed shard (its prefix); settle it if it ended.
 
     The job's time limit counts the search time of all its shards (the parent's `ran`, kept by
@@ -101,7 +101,7 @@ def run_shard(handle: Handle, attempt: Attempt, shard: Job, record: dict[str, st
     """
     run = Run(handle.settings, attempt, shard, record)
     run.limit_by(shards.job_ran(handle, shard.parent))
-    outcome = "failed"
+    outcome = Outcome.FAILED
     try:
         outcome = run.execute()
     finally:

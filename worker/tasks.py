@@ -27,6 +27,7 @@ from jobstore.messages import MARK
 from jobstore.queue import queued_by_store
 from jobstore.shards import settle
 from jobstore.stats import count_rejected
+from jobstore.transitions import Claimed
 
 from . import shards, stopping
 from .celery_app import app, hard_limit
@@ -34,7 +35,7 @@ from .explain import TASK as EXPLAIN_TASK
 from .explain import run as run_explanation
 from .holder import holder_is_dead, holder_name
 from .logs import name_attempt
-from .run import Run
+from .run import Outcome, Run
 
 log = logging.getLogger(__name__)
 
@@ -96,21 +97,21 @@ def execute(task: Any, mode: Mode, job_id: str) -> str:
     except UNREACHABLE as error:
         raise task.retry(exc=error, countdown=1, max_retries=None) from error
     name_attempt(job_id, claim.attempt)
-    if claim.status == "busy":
+    if claim.status is Claimed.BUSY:
         # Another live run holds the lease: look again when it would have expired.
         wait = max(0.5, (claim.lease or time.time()) - time.time() + 0.5)
         log.info("job %s busy (held by %s): look again in %.1f s", job_id, claim.holder, wait)
         raise task.retry(countdown=wait, max_retries=None)
-    if claim.status != "run":
+    if claim.status is not Claimed.RUN:
         log.info("job %s not run: %s (attempt %s)", job_id, claim.status, claim.attempt)
         settle(handle, job_id, claim.status)  # a shard that ends unrun
-        return claim.status
+        return claim.status.value
     job = Job.from_hash(claim.record)
     with stopping.handing_back():
         if job.parent:
             outcome = shards.run_shard(handle, attempt, job, claim.record)
         elif job.mode is not Mode.SOLVE and shards.split(handle, attempt, job):
-            outcome = "sharded"  # its shards are on the queue now
+            outcome = Outcome.SHARDED  # its shards are on the queue now
         else:
             outcome = Run(settings, attempt, job, claim.record).execute()
         # One line per run: the chaos tests count completions per job with it.
@@ -127,7 +128,7 @@ def claim_patiently(attempt: Attempt, holder: str, hard: float, mode: Mode) -> C
     while True:
         try:
             claim = attempt.claim(holder, hard_limit=hard, mode=mode)
-            if claim.status == "busy" and holder_is_dead(claim.holder):
+            if claim.status is Claimed.BUSY and holder_is_dead(claim.holder):
                 # The earlier run's pool process on this machine is gone: take over now.
                 claim = attempt.claim(holder, force=True, hard_limit=hard, mode=mode)
             return claim
@@ -138,14 +139,14 @@ def claim_patiently(attempt: Attempt, holder: str, hard: float, mode: Mode) -> C
             delay = min(2 * delay, 2.0)
 
 
-def report(task: Any, job: Job, outcome: str) -> str:
+def report(task: Any, job: Job, outcome: Outcome) -> str:
     """Tell Celery what the run did: a failure raises, a cancel is a revoke, the rest returns."""
-    if outcome == "failed" and not job.parent:
+    if outcome is Outcome.FAILED and not job.parent:
         raise JobFailed(job.error or "time limit")
-    if outcome == "canceled" and not job.parent:
+    if outcome is Outcome.CANCELED and not job.parent:
         task.send_event("task-revoked", terminated=False, signum=None, expired=False)
         raise Ignore()
-    return outcome
+    return outcome.value
 
 
 @task_revoked.connect

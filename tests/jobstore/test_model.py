@@ -11,7 +11,10 @@ import redis
 from alphametic import PuzzleError
 from jobstore import ConfigError, JobStore, Keys, Mode, OptionsError, Settings, State, decode
 from jobstore.attempt import Attempt
+from jobstore.transitions import Written
 from tests.support.puzzles import encode
+
+WRITTEN, REFUSED = Written.WRITTEN, Written.REFUSED
 
 CONTRACT_KEYS = {
     "id", "mode", "puzzle", "options", "state", "created", "started", "finished", "attempt",
@@ -115,22 +118,22 @@ def test_attempts_stale_writes_and_terminal_states(quiet: JobStore) -> None:
     first.width = 7
     assert first.claim("a|x|1").status == "run" and first.number == 1
     assert first.claim("a|x|1").status == "busy"  # the lease is live
-    assert first.write({"progress": "0.1"}, {}, "0123456", 1) == 1
+    assert first.write({"progress": "0.1"}, {}, "0123456", 1) is WRITTEN
     second = Attempt(client, settings, job.id)
     second.width = 7
     assert second.claim("b|x|2", force=True).status == "run" and second.number == 2
     assert quiet.solutions(job.id).total == 0  # type: ignore[union-attr]  # a new attempt starts from a clean list
-    assert first.write({"progress": "0.9"}, {}, "1111111", 2) == 0  # stale: refused
-    assert first.write({}, {}, "", 2, final="succeeded") == 0
-    assert second.write({"found": "2"}, {"A:1": "2"}, "23456783456789", 1) == 1
-    assert second.write({"found": "2"}, {}, "23456783456789", 1) == 1  # resent batch
-    assert second.write({"found": "2"}, {}, "", 1, final="succeeded") == 1
+    assert first.write({"progress": "0.9"}, {}, "1111111", 2) is REFUSED  # stale: refused
+    assert first.write({}, {}, "", 2, final="succeeded") is REFUSED
+    assert second.write({"found": "2"}, {"A:1": "2"}, "23456783456789", 1) is WRITTEN
+    assert second.write({"found": "2"}, {}, "23456783456789", 1) is WRITTEN  # resent batch
+    assert second.write({"found": "2"}, {}, "", 1, final="succeeded") is WRITTEN
     done = quiet.get(job.id)
     assert done is not None and done.state is State.SUCCEEDED and done.attempt == 2
     assert done.progress == 0.0 and done.solutions_found == 2
     page = quiet.solutions(job.id)
     assert page is not None and page.total == 2  # the resent batch was not stored twice
-    assert second.write({"progress": "0.5"}, {}, "1234567", 2) == 0  # terminal: refused
+    assert second.write({"progress": "0.5"}, {}, "1234567", 2) is REFUSED  # terminal: refused
     assert second.claim("c|x|3", force=True).status == "done"
     cancel = quiet.cancel(job.id)
     assert cancel is not None and cancel[1] is False and cancel[0].state is State.SUCCEEDED
@@ -144,8 +147,8 @@ def test_cap_truncates_and_pages(quiet: JobStore) -> None:
     attempt.claim("a|x|1")
     attempt.width = 9
     batch = "".join(f"{n:09d}" for n in range(70))
-    assert attempt.write({}, {}, batch, 1) == 1
-    assert attempt.write({}, {}, batch, 2) == 1
+    assert attempt.write({}, {}, batch, 1) is WRITTEN
+    assert attempt.write({}, {}, batch, 2) is WRITTEN
     page = quiet.solutions(job.id, offset=95, limit=10)
     assert page is not None and page.total == 100 and page.truncated
     assert len(page.items) == 5 and page.items[0]["A"] == 0 and page.offset == 95
@@ -198,7 +201,7 @@ def test_succeeded_job_is_reused_but_not_a_cancelled_one(quiet: JobStore) -> Non
     attempt = Attempt(raw(quiet), quiet.settings, job.id)
     attempt.claim("a|x|1")
     attempt.width = 8
-    assert attempt.write({"solution": "75160892"}, {}, "75160892", 1, final="succeeded") == 1
+    assert attempt.write({"solution": "75160892"}, {}, "75160892", 1, final="succeeded") is WRITTEN
     again = quiet.submit("solve", "send + more = money")
     assert again.id == job.id and again.state is State.SUCCEEDED
     assert again.solution == {"D": 7, "E": 5, "M": 1, "N": 6, "O": 0, "R": 8, "S": 9, "Y": 2}

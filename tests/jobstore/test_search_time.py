@@ -12,6 +12,9 @@ import redis
 from jobstore import JobStore, Keys, Mode, Settings, State
 from jobstore.attempt import Attempt
 from jobstore.shards import shard_id
+from jobstore.transitions import Written
+
+WRITTEN = Written.WRITTEN
 
 
 def setup(fresh_settings: Callable[..., Settings], store_factory: Any) -> tuple[JobStore, Any]:
@@ -40,7 +43,7 @@ def test_downtime_longer_than_the_hard_limit_is_no_time_limit(
     attempt = Attempt(client, store.settings, job.id)
     assert attempt.claim("a|x|1").status == "run"
     attempt.width = 9
-    assert attempt.write({"ran": "1.0", "cp": "0:0:0", "cp_ran": "1.0"}, {}, "", 1) == 1
+    assert attempt.write({"ran": "1.0", "cp": "0:0:0", "cp_ran": "1.0"}, {}, "", 1) is WRITTEN
     lost_run(client, store, job.id, run_started=time.time() - 101)
     claim = Attempt(client, store.settings, job.id).claim("b|x|2", hard_limit=8.0)
     assert (claim.status, claim.attempt) == ("run", 2), claim
@@ -91,10 +94,10 @@ def test_shards_add_their_search_time_up_in_their_parent(
     for attempt in (first, second):
         assert attempt.claim("a|x|1").status == "run"
         attempt.width = 9
-    assert first.write({"ran": "1.5", "cp": "0:0:0", "cp_ran": "1.0"}, {}, "", 1) == 1
+    assert first.write({"ran": "1.5", "cp": "0:0:0", "cp_ran": "1.0"}, {}, "", 1) is WRITTEN
     assert first.job_ran == 1.5
-    assert second.write({"ran": "1.0"}, {}, "", 1) == 1 and second.job_ran == 2.5
-    assert first.write({"ran": "2.0"}, {}, "", 2) == 1 and first.job_ran == 3.0
+    assert second.write({"ran": "1.0"}, {}, "", 1) is WRITTEN and second.job_ran == 2.5
+    assert first.write({"ran": "2.0"}, {}, "", 2) is WRITTEN and first.job_ran == 3.0
     # The first shard's worker is lost: its next run resumes at its checkpoint (1.0 s).
     lost_run(client, store, shards[0])
     again = Attempt(client, store.settings, shards[0]).claim("b|x|2")
@@ -102,7 +105,7 @@ def test_shards_add_their_search_time_up_in_their_parent(
     assert float(client.hget(parent_key, "ran") or 0) == 2.0
     # Search time reaches the job's limit (4 s) on the second shard; the first one's run is
     # lost again: its takeover ends it failed "time limit" without another attempt.
-    assert second.write({"ran": "3.0"}, {}, "", 2) == 1 and second.job_ran == 4.0
+    assert second.write({"ran": "3.0"}, {}, "", 2) is WRITTEN and second.job_ran == 4.0
     lost_run(client, store, shards[0])
     claim = Attempt(client, store.settings, shards[0]).claim("c|x|3", mode=Mode.ENUMERATE)
     assert (claim.status, claim.attempt) == ("failed", 2), claim

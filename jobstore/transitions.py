@@ -1,0 +1,329 @@
+"""The Lua transitions of a run, of sharding and of the sweeps, with named fields and replies.
+
+Each class is one script of lua_scripts/ (its `script`): its fields name what the script
+needs, and keys() and argv() lay them out in the order the script's header documents, here and
+nowhere else. Scripts.call(transition) runs one (lua.py). Replies a caller decides on are
+StrEnums (Claimed, Written, Deleted): what a script can answer is listed in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import ClassVar
+
+from .keys import Keys
+from .lua import Arg, Transition
+from .model import Mode
+
+
+class Claimed(StrEnum):
+    """What claim.lua answered: run it, or why not."""
+
+    RUN = "run"
+    DONE = "done"  # it had ended already
+    GONE = "gone"  # no such job (expired)
+    BUSY = "busy"  # another live run holds its lease
+    CANCELED = "canceled"  # ended now: its cancel flag was up
+    FAILED = "failed"  # ended now: its search time or its attempts used up
+
+
+class Written(StrEnum):
+    """What update.lua told the run that wrote (its codes 0..4, in this order)."""
+
+    REFUSED = "refused"  # the run no longer holds the job: it writes nothing more
+    WRITTEN = "written"
+    CANCEL = "cancel"  # a cancel was asked for
+    STOP = "stop"  # the worker is asked to stop: hand the job back
+    YIELD = "yield"  # a job waits in a lane that goes first: give the worker up
+
+    @classmethod
+    def of(cls, code: int) -> Written:
+        """The reply for update.lua's status code."""
+        return list(cls)[code]
+
+
+class Deleted(StrEnum):
+    """What a delete did (delete.lua; a client that holds no share is refused: NotHeld)."""
+
+    GONE = "gone"
+    RUNNING = "running"  # not ended: nothing deleted
+    WITHDRAWN = "withdrawn"  # one of several holders let go: the solutions stay for the others
+    DELETED = "deleted"
+
+
+def job_keys(at: Keys, job_id: str) -> list[str]:
+    """The keys every transition of a run starts with: record, solutions, grid, leases, stats."""
+    return [at.job(job_id), at.solutions(job_id), at.grid(job_id), at.leases, at.stats]
+
+
+@dataclass(frozen=True)
+class Claim(Transition):
+    """Start a run of a job, resuming from its checkpoint."""
+
+    script: ClassVar[str] = "claim"
+    at: Keys
+    job_id: str
+    now: float
+    lease_until: float
+    holder: str
+    max_attempts: int
+    ttl: int
+    force: bool  # ignore a live lease: its holder is certainly dead
+    hard_limit: float  # seconds after which Celery kills a run
+    chunk: int
+    soft_limit: float  # seconds of search a job may use, over all its runs
+    shared: float  # the search budget a sharded job's shards share
+    waiting: Sequence[str]  # the waiting sets of its queue's lanes
+
+    def keys(self) -> list[str]:
+        return [*job_keys(self.at, self.job_id), self.at.queued, *self.waiting]
+
+    def argv(self) -> list[Arg]:
+        return [
+            repr(self.now), repr(self.lease_until), self.holder, self.max_attempts, self.ttl,
+            self.job_id, "1" if self.force else "0", repr(self.hard_limit), self.at.finished,
+            self.chunk, repr(self.soft_limit), repr(self.shared),
+        ]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Update(Transition):
+    """A run's write: progress fields, grid cells, one batch of solutions, maybe its end."""
+
+    script: ClassVar[str] = "update"
+    at: Keys
+    job_id: str
+    claims: int
+    now: float
+    lease_until: float
+    ttl: int
+    cap: int  # solutions a job stores at most
+    seq: int  # the batch's number: a batch resent after a lost reply is not stored twice
+    final: str  # the final state, "" while it runs
+    width: int  # characters per compact solution
+    batch: str  # the batch's compact solutions, concatenated
+    chunk: int
+    budget: int  # solutions a client may store within the TTL (0: no budget)
+    lanes: Sequence[str]  # waiting sets of the lanes it yields to, `yield_to` of them counted
+    yield_to: int
+    fields: Mapping[str, str]
+    grid: Mapping[str, str]
+
+    def keys(self) -> list[str]:
+        return [*job_keys(self.at, self.job_id), *self.lanes[: self.yield_to]]
+
+    def argv(self) -> list[Arg]:
+        args: list[Arg] = [
+            self.claims, repr(self.now), repr(self.lease_until), self.ttl, self.cap, self.seq,
+            self.job_id, self.final, self.width, self.batch, self.chunk, self.at.finished,
+            self.budget, self.yield_to, len(self.fields),
+        ]  # fmt: skip
+        for name, value in self.fields.items():
+            args += [name, value]
+        args.append(len(self.grid))
+        for name, value in self.grid.items():
+            args += [name, value]
+        return args
+
+
+@dataclass(frozen=True)
+class PutBack(Transition):
+    """Hand a running job back to its queue without ending it."""
+
+    script: ClassVar[str] = "putback"
+    at: Keys
+    job_id: str
+    claims: int
+    now: float
+    message: str
+    front: bool  # next to run (a stopping worker's job), else the back of its client's turn
+    lane: int
+    reason: str  # stopped | yielded
+    ttl: int
+    misjudged_for: int  # seconds its client's misjudged flag stays raised (0: not misjudged)
+    turn: Sequence[str]  # lanes.turn_keys(): the client's turn set, its flag, lanes, waitings
+
+    def keys(self) -> list[str]:
+        job, leases, queued, stats = (
+            self.at.job(self.job_id),
+            self.at.leases,
+            self.at.queued,
+            self.at.stats,
+        )
+        return [job, leases, queued, self.turn[0], stats, *self.turn[1:]]
+
+    def argv(self) -> list[Arg]:
+        return [
+            self.claims, repr(self.now), self.message, "1" if self.front else "0", self.lane,
+            self.job_id, self.reason, self.ttl, self.misjudged_for,
+        ]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Split(Transition):
+    """Write a claimed parent's shard records: split | exists | stale | canceled."""
+
+    script: ClassVar[str] = "split"
+    at: Keys
+    parent: str
+    claims: int
+    now: float
+    ttl: int
+    order: Sequence[str]  # shard ids in the order to send them
+    lane: int
+    shards: Sequence[tuple[str, tuple[int, ...], float]]  # (id, prefix, share) in search order
+
+    def keys(self) -> list[str]:
+        return [self.at.job(self.parent), *(self.at.job(sid) for sid, _, _ in self.shards)]
+
+    def argv(self) -> list[Arg]:
+        args: list[Arg] = [self.claims, repr(self.now), self.ttl, len(self.shards)]
+        args += [",".join(self.order), self.lane]
+        for sid, digits, share in self.shards:
+            args += [sid, ",".join(map(str, digits)), repr(share)]
+        return args
+
+
+@dataclass(frozen=True)
+class Release(Transition):
+    """A split parent lets go of its lease: 1, or 0 when the run no longer holds it."""
+
+    script: ClassVar[str] = "release"
+    at: Keys
+    parent: str
+    claims: int
+
+    def keys(self) -> list[str]:
+        return [self.at.job(self.parent), self.at.leases]
+
+    def argv(self) -> list[Arg]:
+        return [self.claims, self.parent]
+
+
+@dataclass(frozen=True)
+class Dispatch(Transition):
+    """Send a sharded job's next shard: 1 sent, 0 none left, -1 another caller sent it."""
+
+    script: ClassVar[str] = "dispatch"
+    at: Keys
+    parent: str
+    shard: str  # the one the caller believes is next
+    message: str
+    now: float
+    ttl: int
+    lane: int  # the band's first lane
+    turn: Sequence[str]  # lanes.turn_keys() of the parent's client
+
+    def keys(self) -> list[str]:
+        return [self.at.job(self.parent), self.at.queued, self.at.job(self.shard), *self.turn]
+
+    def argv(self) -> list[Arg]:
+        return [self.shard, self.message, repr(self.now), self.ttl, self.lane]
+
+
+@dataclass(frozen=True)
+class Reap(Transition):
+    """Re-queue a running job whose worker died: 1 when this caller did."""
+
+    script: ClassVar[str] = "reap"
+    at: Keys
+    job_id: str
+    now: float
+    new_lease: float
+    dead_holder: str  # "" when its lease expired
+    message: str
+    lane: str  # the job's lane list
+    waiting: str  # that lane's waiting set
+
+    def keys(self) -> list[str]:
+        return [self.at.job(self.job_id), self.at.leases, self.lane, self.waiting]
+
+    def argv(self) -> list[Arg]:
+        return [repr(self.now), repr(self.new_lease), self.job_id, self.dead_holder, self.message]
+
+
+@dataclass(frozen=True)
+class Resend(Transition):
+    """Send again a lost message: 1 sent, 2 its job ended purged, 3 a shard's was purged."""
+
+    script: ClassVar[str] = "resend"
+    at: Keys
+    job_id: str
+    mode: Mode
+    lane: str  # the job's lane list
+    now: float
+    cutoff: float  # sent before this, the job counts as waiting long
+    ttl: int
+    message: str
+    started: float  # when Redis last started
+    silent_after: float  # seconds without a heartbeat after which a worker counts as gone
+
+    def keys(self) -> list[str]:
+        at = self.at
+        keys = [at.queued, at.job(self.job_id), self.lane, at.unacked, at.leases, at.stats]
+        return [*keys, at.workers(self.mode.queue), *at.lanes(self.mode)]
+
+    def argv(self) -> list[Arg]:
+        return [
+            self.job_id, repr(self.now), repr(self.cutoff), self.ttl, self.message,
+            self.at.finished, repr(self.started), repr(self.silent_after),
+        ]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Cancel(Transition):
+    """Cancel a job that is not sharded: [status, changed]."""
+
+    script: ClassVar[str] = "cancel"
+    at: Keys
+    job_id: str
+    now: float
+
+    def keys(self) -> list[str]:
+        return [self.at.job(self.job_id), self.at.leases, self.at.stats]
+
+    def argv(self) -> list[Arg]:
+        return [repr(self.now), self.job_id, self.at.finished]
+
+
+@dataclass(frozen=True)
+class CancelTree(Transition):
+    """Stop a sharded job's shards (and flag the parent on a user's cancel): [status, changed]."""
+
+    script: ClassVar[str] = "cancel_tree"
+    at: Keys
+    parent: str
+    shards: Sequence[str]  # shard ids
+    now: float
+    user: bool  # a user's cancel (else a shard failed)
+
+    def keys(self) -> list[str]:
+        return [self.at.job(self.parent), self.at.leases, *map(self.at.job, self.shards)]
+
+    def argv(self) -> list[Arg]:
+        return [repr(self.now), len(self.shards), "1" if self.user else "0", *self.shards]
+
+
+@dataclass(frozen=True)
+class Finish(Transition):
+    """End a sharded job once every shard has: its state afterwards (or gone, mismatch)."""
+
+    script: ClassVar[str] = "finish"
+    at: Keys
+    parent: str
+    shards: Sequence[str]  # shard ids
+    now: float
+    ttl: int
+    cap: int  # solutions stored at most
+
+    def keys(self) -> list[str]:
+        keys = [self.at.job(self.parent), self.at.leases, self.at.stats]
+        for kind in (self.at.job, self.at.solutions, self.at.grid):
+            keys += map(kind, self.shards)
+        return keys
+
+    def argv(self) -> list[Arg]:
+        args: list[Arg] = [repr(self.now), len(self.shards), self.ttl, self.parent]
+        return [*args, self.cap, self.at.finished]
