@@ -3,7 +3,8 @@
 A job's record has a `c:<client>` field per client that submitted it ('1' while it holds the
 job, '0' once it let go) and the number of holders in `clients` (set by create.lua). A
 client's cancel or delete of a shared job only lets go of it while others still hold it
-(withdraw.lua, delete.lua); a client that never submitted it may neither cancel nor delete it.
+(withdraw.lua, delete.lua); a client that never submitted it may neither cancel nor delete it:
+both raise NotHeld (the scripts answer "forbidden"; nothing above the job store sees that).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ import alphametic
 from . import shards
 from .admission import STORAGE_RETRY, StorageFull, TooManyJobs, fingerprint, normalise
 from .connection import UNREACHABLE, Breaker, Unavailable, connect, guarded, replicas_of
-from .holders import holder_field, withdraw
+from .holders import NotHeld, holder_field, withdraw
 from .keys import Keys
 from .lanes import lane_for, turn_keys
 from .lua import scripts_for
@@ -29,6 +29,7 @@ from .queue import place
 from .rates import Busy, Rate, RateLimited, rate_args, rate_keys
 from .settings import Settings
 from .stats import snapshot
+from .transitions import Deleted
 from .waiters import RECHECK, Waiters
 from .workers import count_workers
 
@@ -327,18 +328,22 @@ class JobStore:
         return full
 
     @guarded
-    def delete(self, job_id: str, client: str | None = None) -> str:
+    def delete(self, job_id: str, client: str | None = None) -> Deleted:
         """Remove an ended job's stored solutions and grid (only a holder may, unless client
-        is None; one of several holders only lets go): gone | running | forbidden | withdrawn
-        | deleted."""
+        is None; one of several holders only lets go): gone | running | withdrawn | deleted.
+
+        Raises NotHeld when the client does not hold it (as cancel does)."""
         if shards.parent_of(job_id) is not None or not job_id or len(job_id) > 64:
-            return "gone"
+            return Deleted.GONE
         n = int(self.redis.hget(self.keys.job(job_id), "shards") or 0)
         keys = [self.keys.job(job_id), self.keys.solutions(job_id), self.keys.grid(job_id)]
         for kind in ("solutions", "grid"):
             keys += shards.shard_keys(self.settings, job_id, n, kind)
         args = [client or "", repr(time.time()), holder_field(client)]
-        return str(self.scripts.run("delete", keys, args))
+        outcome = str(self.scripts.run("delete", keys, args))
+        if outcome == "forbidden":
+            raise NotHeld(self.keys.job(job_id))
+        return Deleted(outcome)
 
     @guarded
     def stats(self) -> dict[str, Any]:

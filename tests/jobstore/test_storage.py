@@ -8,7 +8,17 @@ from typing import Any
 
 import pytest
 
-from jobstore import Job, JobStore, Rate, RateLimited, Settings, State, StorageFull, TooManyJobs
+from jobstore import (
+    Job,
+    JobStore,
+    NotHeld,
+    Rate,
+    RateLimited,
+    Settings,
+    State,
+    StorageFull,
+    TooManyJobs,
+)
 from tests.support.puzzles import engine_list
 
 # 290,304 solutions over 12 shards (base 11).
@@ -57,7 +67,8 @@ def test_a_clients_budget_stops_storing_but_not_counting(
     other = wait_job(store, store.submit("enumerate", "NUM + BER = PLAY", client="c2").id)
     assert not other.truncated  # another client has a budget of its own
     # Deleting a job's data gives its budget back (only a client holding it may delete it).
-    assert store.delete(first.id, "c2") == "forbidden"
+    with pytest.raises(NotHeld):
+        store.delete(first.id, "c2")
     assert store.delete(first.id, "c1") == "deleted"
     assert stored(store, first.id) == 0 and store.get(first.id).deleted  # type: ignore[union-attr]
     third = wait_job(store, store.submit("enumerate", "TWO + TWO = FOUR", client="c1").id)

@@ -200,11 +200,12 @@ def cancel_job(job_id: str) -> Response:
 def delete_job(job_id: str) -> Response:
     """Remove an ended job's stored solutions (only a client holding it may)."""
     canonical = canonical_id(job_id)
-    outcome = store().delete(canonical, client_id()) if canonical else "gone"
+    try:
+        outcome = store().delete(canonical, client_id()) if canonical else "gone"
+    except NotHeld:
+        _not_held(job_id, "delete")
     if outcome == "gone":
         _missing(job_id)
-    if outcome == "forbidden":
-        _not_held(job_id, "delete")
     if outcome == "running":
         raise ApiProblem(
             409, "The job has not ended: cancel it first.", slug="job-running", field="state"

@@ -281,11 +281,14 @@ def cancel_job(job_id: str) -> Response:
 def delete_job(job_id: str) -> Response:
     """Delete a job's stored solutions from its page (only a holder may) and go back to it."""
     canonical = canonical_id(job_id)
-    outcome = store().delete(canonical, client_id()) if canonical else "gone"
+    try:
+        outcome = store().delete(canonical, client_id()) if canonical else "gone"
+    except NotHeld:
+        raise Refusal(
+            _("Other people submitted this job: only they can delete its solutions.")
+        ) from None
     if outcome == "gone":
         abort(404, description="No job with this id (it may have expired).")
-    if outcome == "forbidden":
-        raise Refusal(_("Other people submitted this job: only they can delete its solutions."))
     if outcome == "running":
         raise Refusal(_("This job has not ended: cancel it first, then delete its solutions."))
     # One of several holders only lets go: the page says the solutions stay for the others.
