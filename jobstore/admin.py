@@ -14,13 +14,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from . import transitions
 from .connection import connect, guarded
 from .keys import Keys
 from .messages import task_message
 from .model import QUEUES, Job, Mode
 from .rates import Rate, rate_keys
 from .settings import Settings
-from .shards import shard_keys
+from .shards import shard_id
 from .store import JobStore
 from .workers import alive_since, count_workers
 
@@ -135,15 +136,13 @@ def requeue(store: JobStore, job_id: str) -> tuple[str, str]:
         mode, shards, dedup, lane = fields
         if mode is None:
             return "gone", ""
-        n = int(shards or 0)
-        old = [key for kind in ("job", "solutions", "grid")
-               for key in shard_keys(store.settings, job_id, n, kind)]  # fmt: skip
+        ids = [shard_id(job_id, i) for i in range(int(shards or 0))]
         message = task_message(Mode(mode), job_id, store.settings.ttl, int(lane or 0))
-        job_key = store.keys.job(job_id)
-        keys = [job_key, store.keys.queued, store.keys.lane(Mode(mode), int(lane or 0))]
-        keys += [dedup or job_key, *old]
-        args = [repr(time.time()), job_id, message, store.settings.ttl, shards or ""]
-        status, detail = store.scripts.run("requeue", keys, args)
+        requeue = transitions.Requeue(
+            store.keys, job_id, Mode(mode), int(lane or 0), dedup or "", ids, shards or "",
+            time.time(), message, store.settings.ttl,
+        )  # fmt: skip
+        status, detail = store.scripts.call(requeue)
         if status != "changed":
             return str(status), str(detail)
     return "changed", ""

@@ -26,12 +26,13 @@ from typing import TYPE_CHECKING, Any
 
 import redis
 
+from . import transitions
 from .connection import guarded
 from .keys import Keys
-from .lua import Arg, scripts_for
+from .lua import scripts_for
 from .messages import task_message
 from .model import BIG, FIRST, Mode, band_of
-from .rates import Rate, rate_args, rate_keys
+from .rates import Rate
 from .settings import Settings
 
 if TYPE_CHECKING:
@@ -78,13 +79,12 @@ def _message(job_id: str) -> tuple[str, str]:
 @guarded
 def ask(store: JobStore, job_id: str, client: str, rates: Sequence[Rate] = ()) -> Asked:
     """The job's explanation, or where it stands: queued for a worker if nobody asked yet."""
-    keys = store.keys
     message, task_id = _message(job_id)
-    script_keys = [keys.job(job_id), keys.explanation(job_id), keys.explaining(client)]
-    script_keys += [keys.lane(QUEUE_MODE, LANE), keys.waiting(QUEUE_MODE, LANE), keys.stats]
-    script_keys += rate_keys(store.prefix, client, rates)
-    args: list[Arg] = [repr(time.time()), message, task_id, client, PENDING_SECONDS, len(rates)]
-    status, detail = store.scripts.run("explain", script_keys, [*args, *rate_args(rates)])
+    explain = transitions.Explain(
+        store.keys, job_id, client, rates, QUEUE_MODE, LANE, time.time(), message, task_id,
+        PENDING_SECONDS,
+    )  # fmt: skip
+    status, detail = store.scripts.call(explain)
     return _asked(str(status), str(detail))
 
 
@@ -138,11 +138,12 @@ class Explaining:
 
     def claim(self, holder: str) -> Claimed:
         """Take the explanation, if this task message is its current one and nobody has it."""
-        keys = [self.keys.explanation(self.job_id), self.keys.job(self.job_id)]
-        keys.append(self.keys.waiting(QUEUE_MODE, LANE))
         now = time.time()
-        args = [self.task_id, holder, repr(now), repr(now + LEASE_SECONDS)]
-        reply = scripts_for(self.client).run("explain_claim", keys, args)
+        claim = transitions.ExplainClaim(
+            self.keys, self.job_id, QUEUE_MODE, LANE, self.task_id, holder, now,
+            now + LEASE_SECONDS,
+        )  # fmt: skip
+        reply = scripts_for(self.client).call(claim)
         if reply[0] != "run":
             return Claimed(str(reply[0]))
         self.asker = str(reply[3])
@@ -171,14 +172,8 @@ class Explaining:
 
     def _end(self, outcome: str, body: str, message: str = "", task_id: str = "") -> bool:
         """Run explain_end.lua for this run."""
-        keys = [
-            self.keys.explanation(self.job_id),
-            self.keys.job(self.job_id),
-            self.keys.explaining(self.asker),
-            self.keys.stats,
-            self.keys.lane(QUEUE_MODE, LANE),
-            self.keys.waiting(QUEUE_MODE, LANE),
-        ]
-        args: list[Arg] = [self.task_id, outcome, body, repr(time.time()), self.keys.finished]
-        args += [self.job_id, message, task_id, self.settings.ttl, PENDING_SECONDS]
-        return bool(scripts_for(self.client).run("explain_end", keys, args))
+        end = transitions.ExplainEnd(
+            self.keys, self.job_id, self.asker, QUEUE_MODE, LANE, self.task_id, outcome, body,
+            time.time(), message, task_id, self.settings.ttl, PENDING_SECONDS,
+        )  # fmt: skip
+        return bool(scripts_for(self.client).call(end))

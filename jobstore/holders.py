@@ -9,7 +9,9 @@ both raise NotHeld (the scripts answer "forbidden"; nothing above the job store 
 
 from __future__ import annotations
 
+from .keys import Keys
 from .lua import Scripts
+from .transitions import Withdraw
 
 
 class NotHeld(Exception):
@@ -21,13 +23,13 @@ def holder_field(client: str | None) -> str:
     return f"c:{client or ''}"
 
 
-def withdraw(scripts: Scripts, job_key: str, client: str) -> str:
+def withdraw(scripts: Scripts, keys: Keys, job_id: str, client: str) -> str:
     """Let the client go of the job: gone | ended | withdrawn | let go (before) | last (the
     caller cancels it).
 
     Raises NotHeld when the client does not hold it.
     """
-    outcome = str(scripts.run("withdraw", [job_key], [holder_field(client)]))
+    outcome = str(scripts.call(Withdraw(keys, job_id, holder_field(client))))
     if outcome == "forbidden":
-        raise NotHeld(job_key)
+        raise NotHeld(keys.job(job_id))
     return outcome

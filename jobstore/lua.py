@@ -6,9 +6,10 @@ script in jobstore/lua_scripts/, atomic inside Redis; stats.lua, rate.lua and tu
 libraries put in front of the scripts using them, and in front of every script a library
 generated here from model.TERMINAL (is_final): the final states are written once. Scripts get
 every key from Python (jobstore.keys.Keys) and build none; terminal states are final; every
-write by a worker names its attempt, so a stale attempt is refused. Scripts run by EVALSHA
-through redis-py's Script objects, which load the text again when Redis has forgotten it (a
-restart, a failover).
+write by a worker names its attempt, so a stale attempt is refused. A call is a Transition
+(transitions.py: one per script, its KEYS and ARGV from named fields) run by Scripts.call.
+Scripts run by EVALSHA through redis-py's Script objects, which load the text again when Redis
+has forgotten it (a restart, a failover).
 """
 
 from __future__ import annotations

@@ -121,8 +121,9 @@ def visible(
     with client.pipeline(transaction=False) as pipe:
         for key in shard_keys(settings, parent, n):
             pipe.hmget(key, "state", "found")
-        lists = shard_keys(settings, parent, n, "solutions")
-        scripts_for(client).run("stored", lists, [width, CHUNK], pipe)
+        ids = [shard_id(parent, i) for i in range(n)]
+        keys = Keys(settings.key_prefix)
+        scripts_for(client).call(transitions.Stored(keys, ids, width, CHUNK), pipe)
         *rows, stored = pipe.execute()
     counts, room = [], settings.max_stored_solutions
     for (state, found), count in zip(rows, stored, strict=True):

@@ -16,7 +16,7 @@ from typing import Any
 
 import alphametic
 
-from . import shards
+from . import shards, transitions
 from .admission import STORAGE_RETRY, StorageFull, TooManyJobs, fingerprint, normalise
 from .connection import UNREACHABLE, Breaker, Unavailable, connect, guarded, replicas_of
 from .holders import NotHeld, holder_field, withdraw
@@ -26,7 +26,7 @@ from .lua import scripts_for
 from .messages import task_message
 from .model import BIG, CHUNK, FIRST, QUEUES, UNFINISHED, Job, Mode, Page, State, decode
 from .queue import place
-from .rates import Busy, Rate, RateLimited, rate_args, rate_keys
+from .rates import Busy, Rate, RateLimited
 from .settings import Settings
 from .stats import snapshot
 from .transitions import Deleted
@@ -109,18 +109,15 @@ class JobStore:
         # One script counts the request against the client's rates, checks the dedup key and
         # the client's cap, creates the record and pushes its task message: one round trip,
         # and never a record without its message.
+        # The band's lanes are in `turn`: the script picks the client's turn among them.
         turn = turn_keys(self.keys, checked_mode, lane, client or "")
-        keys = [self.keys.job(new_id), dedup, self.keys.queued, turn[0]]
-        keys += [self.keys.client(client or ""), self.keys.jobs, self.keys.stats, turn[1]]
-        keys += rate_keys(self.prefix, client or "", rates)
-        keys.append(self.keys.budget(client or ""))
-        keys += turn[2:]  # the band's lanes: the script picks the client's turn among them
-        fields = [item for pair in record.items() for item in pair]
-        args = [self.settings.ttl, cap, new_id, record["created"], message, holder_field(client)]
-        args += [len(rates), *rate_args(rates)]
-        last = ["1" if fresh else "0", self.settings.max_stored_per_client if budget else 0]
-        # With Sentinel, run() returns only once a replica has the job (connection.replicated).
-        status, detail, *sent = self.scripts.run("create", keys, [*args, *fields, *last])
+        create = transitions.Create(
+            self.keys, new_id, dedup, client or "", turn, rates, self.settings.ttl, cap,
+            record["created"], message, holder_field(client), record, fresh,
+            self.settings.max_stored_per_client if budget else 0,
+        )  # fmt: skip
+        # With Sentinel, call() returns only once a replica has the job (connection.replicated).
+        status, detail, *sent = self.scripts.call(create)
         if status == "limited":
             raise RateLimited(rates, int(detail))
         if status == "full":
@@ -157,9 +154,8 @@ class JobStore:
         """
         if client is None or not rates:
             return
-        keys = rate_keys(self.prefix, client, rates)
         try:
-            wait = int(self.scripts.run("count", keys, rate_args(rates)))
+            wait = int(self.scripts.call(transitions.Count(self.keys, client, rates)))
         except UNREACHABLE:
             return
         if wait > 0:
@@ -192,7 +188,7 @@ class JobStore:
             yield
         finally:
             with contextlib.suppress(*UNREACHABLE):
-                self.scripts.run("alone", [key], [token])
+                self.scripts.call(transitions.Alone(self.keys, what, client, token))
 
     @guarded
     def get(self, job_id: str) -> Job | None:
@@ -305,7 +301,7 @@ class JobStore:
         raises NotHeld when the client does not hold it; without a client it cancels outright.
         """
         if client is not None:
-            outcome = withdraw(self.scripts, self.keys.job(job_id), client)
+            outcome = withdraw(self.scripts, self.keys, job_id, client)
             if outcome != "last":
                 job = self.get(job_id)
                 return (job, outcome == "withdrawn") if job is not None else None
@@ -336,11 +332,11 @@ class JobStore:
         if shards.parent_of(job_id) is not None or not job_id or len(job_id) > 64:
             return Deleted.GONE
         n = int(self.redis.hget(self.keys.job(job_id), "shards") or 0)
-        keys = [self.keys.job(job_id), self.keys.solutions(job_id), self.keys.grid(job_id)]
-        for kind in ("solutions", "grid"):
-            keys += shards.shard_keys(self.settings, job_id, n, kind)
-        args = [client or "", repr(time.time()), holder_field(client)]
-        outcome = str(self.scripts.run("delete", keys, args))
+        ids = [shards.shard_id(job_id, i) for i in range(n)]
+        delete = transitions.Delete(
+            self.keys, job_id, ids, client or "", time.time(), holder_field(client)
+        )
+        outcome = str(self.scripts.call(delete))
         if outcome == "forbidden":
             raise NotHeld(self.keys.job(job_id))
         return Deleted(outcome)

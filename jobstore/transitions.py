@@ -1,4 +1,4 @@
-"""The Lua transitions of a run, of sharding and of the sweeps, with named fields and replies.
+"""Every Lua transition as a call with named fields, and the replies callers decide on.
 
 Each class is one script of lua_scripts/ (its `script`): its fields name what the script
 needs, and keys() and argv() lay them out in the order the script's header documents, here and
@@ -16,6 +16,7 @@ from typing import ClassVar
 from .keys import Keys
 from .lua import Arg, Transition
 from .model import Mode
+from .rates import Rate, rate_args, rate_keys
 
 
 class Claimed(StrEnum):
@@ -327,3 +328,230 @@ class Finish(Transition):
     def argv(self) -> list[Arg]:
         args: list[Arg] = [repr(self.now), len(self.shards), self.ttl, self.parent]
         return [*args, self.cap, self.at.finished]
+
+
+@dataclass(frozen=True)
+class Create(Transition):
+    """Count a submission against its client's rates, dedup it, check the cap, write the job
+    and push its message: [created | existing | limited | full, detail, message]."""
+
+    script: ClassVar[str] = "create"
+    at: Keys
+    job_id: str
+    dedup: str  # the dedup key of its fingerprint
+    client: str  # "" when anonymous
+    turn: Sequence[str]  # lanes.turn_keys() of its client in its band
+    rates: Sequence[Rate]
+    ttl: int
+    cap: int  # the client's unfinished jobs at most (0: none)
+    created: str
+    message: str
+    holder: str  # the client's holder field (holders.py)
+    record: Mapping[str, str]
+    fresh: bool  # a new run is wanted: no dedup
+    budget: int  # solutions the client may store (0: no budget)
+
+    def keys(self) -> list[str]:
+        at, turn = self.at, self.turn
+        keys = [at.job(self.job_id), self.dedup, at.queued, turn[0], at.client(self.client)]
+        keys += [at.jobs, at.stats, turn[1], *rate_keys(at.prefix, self.client, self.rates)]
+        return [*keys, at.budget(self.client), *turn[2:]]
+
+    def argv(self) -> list[Arg]:
+        args: list[Arg] = [self.ttl, self.cap, self.job_id, self.created, self.message]
+        args += [self.holder, len(self.rates), *rate_args(self.rates)]
+        args += [item for pair in self.record.items() for item in pair]
+        return [*args, "1" if self.fresh else "0", self.budget]
+
+
+@dataclass(frozen=True)
+class Count(Transition):
+    """Count one request against a client's rates: seconds to wait when over one, else 0."""
+
+    script: ClassVar[str] = "count"
+    at: Keys
+    client: str
+    rates: Sequence[Rate]
+
+    def keys(self) -> list[str]:
+        return rate_keys(self.at.prefix, self.client, self.rates)
+
+    def argv(self) -> list[Arg]:
+        return [*rate_args(self.rates)]
+
+
+@dataclass(frozen=True)
+class Alone(Transition):
+    """End a client's one-at-a-time `what`: its marker goes if it is still this run's."""
+
+    script: ClassVar[str] = "alone"
+    at: Keys
+    what: str
+    client: str
+    token: str
+
+    def keys(self) -> list[str]:
+        return [self.at.alone(self.what, self.client)]
+
+    def argv(self) -> list[Arg]:
+        return [self.token]
+
+
+@dataclass(frozen=True)
+class Delete(Transition):
+    """Remove an ended job's solutions and grid (and its shards'): a Deleted, or forbidden."""
+
+    script: ClassVar[str] = "delete"
+    at: Keys
+    job_id: str
+    shards: Sequence[str]  # shard ids
+    client: str  # "" for anyone (the admin)
+    now: float
+    holder: str  # the client's holder field
+
+    def keys(self) -> list[str]:
+        at, shards = self.at, self.shards
+        keys = [at.job(self.job_id), at.solutions(self.job_id), at.grid(self.job_id)]
+        return [*keys, *map(at.solutions, shards), *map(at.grid, shards)]
+
+    def argv(self) -> list[Arg]:
+        return [self.client, repr(self.now), self.holder]
+
+
+@dataclass(frozen=True)
+class Withdraw(Transition):
+    """A client lets go of a shared job: gone | ended | withdrawn | let go | last | forbidden."""
+
+    script: ClassVar[str] = "withdraw"
+    at: Keys
+    job_id: str
+    holder: str  # the client's holder field
+
+    def keys(self) -> list[str]:
+        return [self.at.job(self.job_id)]
+
+    def argv(self) -> list[Arg]:
+        return [self.holder]
+
+
+@dataclass(frozen=True)
+class Requeue(Transition):
+    """An operator starts a failed job over under its id: [changed | why not, detail]."""
+
+    script: ClassVar[str] = "requeue"
+    at: Keys
+    job_id: str
+    mode: Mode
+    lane: int
+    dedup: str  # its dedup key ("" when none)
+    shards: Sequence[str]  # ids of the shards whose keys go
+    shards_field: str  # the `shards` field as the caller read it ("" when none)
+    now: float
+    message: str
+    ttl: int
+
+    def keys(self) -> list[str]:
+        at, job = self.at, self.at.job(self.job_id)
+        keys = [job, at.queued, at.lane(self.mode, self.lane), self.dedup or job]
+        for kind in (at.job, at.solutions, at.grid):
+            keys += map(kind, self.shards)
+        return keys
+
+    def argv(self) -> list[Arg]:
+        return [repr(self.now), self.job_id, self.message, self.ttl, self.shards_field]
+
+
+@dataclass(frozen=True)
+class Stored(Transition):
+    """How many solutions each shard's list holds."""
+
+    script: ClassVar[str] = "stored"
+    at: Keys
+    shards: Sequence[str]  # shard ids
+    width: int
+    chunk: int
+
+    def keys(self) -> list[str]:
+        return [*map(self.at.solutions, self.shards)]
+
+    def argv(self) -> list[Arg]:
+        return [self.width, self.chunk]
+
+
+@dataclass(frozen=True)
+class Explain(Transition):
+    """Ask for a job's explanation: [status, detail] (explanations.Asked reads it)."""
+
+    script: ClassVar[str] = "explain"
+    at: Keys
+    job_id: str
+    client: str
+    rates: Sequence[Rate]
+    mode: Mode  # whose queue's lane the explanation's message goes to
+    lane: int
+    now: float
+    message: str
+    task_id: str
+    pending_seconds: int
+
+    def keys(self) -> list[str]:
+        at = self.at
+        keys = [at.job(self.job_id), at.explanation(self.job_id), at.explaining(self.client)]
+        keys += [at.lane(self.mode, self.lane), at.waiting(self.mode, self.lane), at.stats]
+        return [*keys, *rate_keys(at.prefix, self.client, self.rates)]
+
+    def argv(self) -> list[Arg]:
+        args: list[Arg] = [repr(self.now), self.message, self.task_id, self.client]
+        return [*args, self.pending_seconds, len(self.rates), *rate_args(self.rates)]
+
+
+@dataclass(frozen=True)
+class ExplainClaim(Transition):
+    """A worker takes an explanation: [run, ...] or why not."""
+
+    script: ClassVar[str] = "explain_claim"
+    at: Keys
+    job_id: str
+    mode: Mode
+    lane: int
+    task_id: str
+    holder: str
+    now: float
+    lease_until: float
+
+    def keys(self) -> list[str]:
+        at = self.at
+        return [at.explanation(self.job_id), at.job(self.job_id), at.waiting(self.mode, self.lane)]
+
+    def argv(self) -> list[Arg]:
+        return [self.task_id, self.holder, repr(self.now), repr(self.lease_until)]
+
+
+@dataclass(frozen=True)
+class ExplainEnd(Transition):
+    """A worker's run of an explanation ends (done | failed) or gives it back (queued)."""
+
+    script: ClassVar[str] = "explain_end"
+    at: Keys
+    job_id: str
+    asker: str  # the client that asked for it
+    mode: Mode
+    lane: int
+    task_id: str  # the run's
+    outcome: str
+    body: str  # the explanation, or the error
+    now: float
+    message: str  # the new message (queued), else ""
+    new_task_id: str
+    ttl: int
+    pending_seconds: int
+
+    def keys(self) -> list[str]:
+        at = self.at
+        keys = [at.explanation(self.job_id), at.job(self.job_id), at.explaining(self.asker)]
+        return [*keys, at.stats, at.lane(self.mode, self.lane), at.waiting(self.mode, self.lane)]
+
+    def argv(self) -> list[Arg]:
+        args: list[Arg] = [self.task_id, self.outcome, self.body, repr(self.now)]
+        args += [self.at.finished, self.job_id, self.message, self.new_task_id, self.ttl]
+        return [*args, self.pending_seconds]
