@@ -1,13 +1,14 @@
 """The job service's workers: the Celery app, its tasks, and the run of one attempt of a job.
 
 Rooms: celery_app.py (the Celery app and its settings) · tasks.py (one task per Mode) · run.py
-(one attempt's search: hook, batches, progress) · explain.py (working out a job's
-explanation) · shards.py (splitting a big enumeration and
-running one shard) · heartbeat.py (bootsteps: heartbeats and the lease sweep) · holder.py (who
-holds a running job) · cursor.py (where a run stands in its search, so a later run resumes
-there) · stopping.py (a stopping worker's searches hand their jobs back) · broker.py (kombu's
-Redis transports, safe against a broker that stalls or fails over) · logs.py (the job id and
-attempt on every line). Everything stored in Redis goes through the job store (jobstore/).
+(one attempt's search: hook, batches, progress) · explain.py (working out a job's explanation)
+· shards.py (deciding how to split a big enumeration, and running one shard) · heartbeat.py
+(bootsteps: heartbeats, and the job store's sweeps run from there) · holder.py (who holds a
+running job) · cursor.py (where a run stands in its search, so a later run resumes there) ·
+stopping.py (a stopping worker's searches hand their jobs back) · broker.py (kombu's Redis
+transports, safe against a broker that stalls or fails over) · logs.py (the job id and attempt
+on every line). Everything stored in Redis goes through the job store (jobstore/): no module
+here imports redis, a Lua script or a key (tests/ship/test_structure.py).
 
 `app` is created on first access, so importing a submodule does not build the module-level
 Celery app; `celery -A worker worker -Q solve` finds it through `worker.app`.

@@ -14,6 +14,9 @@ message on that old channel. Both rebuilt the channel's pool from a connection a
 down, and the AttributeError ('NoneType' object has no attribute 'hostname' / 'client') was
 fatal to the worker. Here they meet a connection error instead, which kombu and Celery expect
 ("Couldn't ack").
+
+The broker is a Redis, though not the job store: redis-py's error classes come from
+jobstore.connection, so that no worker module imports redis itself.
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ class QoS(kombu_redis.QoS):
     def restore_unacked(self, client: Any = None) -> None:
         """Put taken messages back, unless the connection is gone: they then stay in the
         unacknowledged set for the visibility timeout, and the job store's resend sweep sends
-        again the message of any job still queued without one (worker/heartbeat.py)."""
+        again the message of any job still queued without one (jobstore/sweep.py)."""
         if client is None and torn_down(self.channel.connection):
             if self._delivered is not None:  # None only before kombu's __init__ ran
                 self._delivered.clear()
