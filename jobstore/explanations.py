@@ -24,16 +24,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import redis
-
 from . import transitions
 from .connection import guarded
-from .keys import Keys
-from .lua import scripts_for
+from .handle import Handle
 from .messages import task_message
 from .model import BIG, FIRST, Mode, band_of
 from .rates import Rate
-from .settings import Settings
 
 if TYPE_CHECKING:
     from .store import JobStore
@@ -127,12 +123,13 @@ class Claimed:
 class Explaining:
     """The Redis side of a worker's run of one explanation: claim, then end or give back."""
 
-    def __init__(self, client: redis.Redis, settings: Settings, job_id: str, task_id: str):
-        self.client = client
-        self.settings = settings
+    def __init__(self, handle: Handle, job_id: str, task_id: str):
+        self.client = handle.client
+        self.settings = handle.settings
+        self.scripts = handle.scripts
         self.job_id = job_id
         self.task_id = task_id
-        self.keys = Keys(settings.key_prefix)
+        self.keys = handle.keys
         self.asker = ""  # the client that asked for it (known once claimed)
         self._waiting_first = [self.keys.waiting(QUEUE_MODE, lane) for lane in band_of(FIRST)]
 
@@ -143,7 +140,7 @@ class Explaining:
             self.keys, self.job_id, QUEUE_MODE, LANE, self.task_id, holder, now,
             now + LEASE_SECONDS,
         )  # fmt: skip
-        reply = scripts_for(self.client).call(claim)
+        reply = self.scripts.call(claim)
         if reply[0] != "run":
             return Claimed(str(reply[0]))
         self.asker = str(reply[3])
@@ -176,4 +173,4 @@ class Explaining:
             self.keys, self.job_id, self.asker, QUEUE_MODE, LANE, self.task_id, outcome, body,
             time.time(), message, task_id, self.settings.ttl, PENDING_SECONDS,
         )  # fmt: skip
-        return bool(scripts_for(self.client).call(end))
+        return bool(self.scripts.call(end))

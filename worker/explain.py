@@ -17,8 +17,9 @@ from collections.abc import Callable
 import alphametic
 from alphametic.explain.walkthrough import explain
 from jobstore import Settings
-from jobstore.connection import UNREACHABLE, client_for
+from jobstore.connection import UNREACHABLE
 from jobstore.explanations import TASK, Explaining
+from jobstore.handle import handle_for
 
 __all__ = ["TASK", "run"]  # worker/tasks.py registers TASK
 
@@ -37,7 +38,7 @@ class GiveWay(Exception):
 def run(settings: Settings, job_id: str, task_id: str, holder: str) -> str:
     """Work out the job's explanation and keep it; returns what happened (done, failed,
     yielded, or why it did not run: gone, stale, busy)."""
-    explaining = Explaining(client_for(settings), settings, job_id, task_id)
+    explaining = Explaining(handle_for(settings), job_id, task_id)
     claimed = explaining.claim(holder)
     if claimed.status != "run":
         if claimed.status == "stale":
