@@ -19,7 +19,18 @@ from .language.puzzle import (
     parse,
 )
 from .render import render_line, render_sum, render_table
-from .search import Search, Size, as_dict, count, estimate, seconds, shards, size, solve
+from .search import (
+    Search,
+    Size,
+    as_dict,
+    assignments,
+    count,
+    estimate,
+    seconds,
+    shards,
+    size,
+    solve,
+)
 
 __all__ = [
     "MAX_CHARS",
@@ -31,6 +42,7 @@ __all__ = [
     "Search",
     "Size",
     "as_dict",
+    "assignments",
     "check_options",
     "count",
     "estimate",

@@ -23,7 +23,18 @@ from .steps import walker
 from .steps.schedule import Model
 from .steps.walker import Walk, model_for
 
-__all__ = ["Search", "Size", "as_dict", "count", "estimate", "seconds", "shards", "size", "solve"]
+__all__ = [
+    "Search",
+    "Size",
+    "as_dict",
+    "assignments",
+    "count",
+    "estimate",
+    "seconds",
+    "shards",
+    "size",
+    "solve",
+]
 
 # Sizing: runs of the step search get STEP_NODES nodes per probe asked for (24 probes: 48,000
 # nodes, ~60-100 ms); sums get PROBES random paths per probe (24: 192 paths, ~10-40 ms).
@@ -301,6 +312,18 @@ def shards(
     walk(0, plan.s0, plan.used0, (), 1.0)
     total = sum(w for _, w in out)
     return [(p, w / total) for p, w in out]
+
+
+def assignments(puzzle: Puzzle, cap: float = math.inf) -> float:
+    """Return how many partial assignments of distinct digits the letters have (every node the
+    search could visit: the bound of its size), counted only until it passes cap."""
+    total, product = 1, 1
+    for k in range(len(puzzle.letters)):
+        product *= puzzle.base - k
+        total += product
+        if total > cap:
+            break
+    return float(total)
 
 
 def estimate(

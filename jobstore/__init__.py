@@ -22,7 +22,7 @@ worker and the web import no redis, no Lua and no key module (tests/ship/test_st
 
 from __future__ import annotations
 
-from .admission import OptionsError, StorageFull, TooManyJobs
+from .admission import OptionsError, StorageFull, Submission, TooManyJobs
 from .connection import Unavailable
 from .holders import NotHeld
 from .keys import Keys
@@ -62,6 +62,7 @@ __all__ = [
     "Settings",
     "State",
     "StorageFull",
+    "Submission",
     "TooManyJobs",
     "Unavailable",
     "decode",

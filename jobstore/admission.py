@@ -9,10 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import alphametic
 
+from .lanes import sized
 from .model import Mode
 
 OPTION_NAMES = frozenset({"base", "leading_zeros", "fixed"})
@@ -87,12 +89,33 @@ class TooManyJobs(Exception):
         self.cap = cap
 
 
-def normalise(mode: str, puzzle: str, options: Mapping[str, Any] | None) -> tuple[Mode, Any]:
+def normalise(
+    mode: str, puzzle: str, options: Mapping[str, Any] | None
+) -> tuple[Mode, alphametic.Puzzle]:
     """Validate mode and options and parse the puzzle (raises OptionsError or PuzzleError)."""
     checked_mode = check_mode(mode)
     kwargs = {k: v for k, v in check_options(options).items() if v is not None}
     # Option values the engine refuses raise its PuzzleError naming the option (`field`).
     return checked_mode, alphametic.parse(puzzle, **kwargs)
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A job request checked, parsed and sized once at the edge: what JobStore.queue takes."""
+
+    mode: Mode
+    puzzle: alphametic.Puzzle
+    fingerprint: str  # identical submissions share one (dedup)
+    small: bool  # its search is small: its band is FIRST's (lanes.sized)
+    estimate: float | None  # reference nodes of its search, when worked out whole
+
+
+def admit(mode: str, puzzle: str, options: Mapping[str, Any] | None, small: float) -> Submission:
+    """Check mode and options, parse the puzzle and size its search, once (OptionsError or
+    PuzzleError); `small` is Settings.small_search."""
+    checked_mode, parsed = normalise(mode, puzzle, options)
+    is_small, estimate = sized(parsed, small, listing=checked_mode is Mode.ENUMERATE)
+    return Submission(checked_mode, parsed, fingerprint(checked_mode, parsed), is_small, estimate)
 
 
 def fingerprint(mode: Mode, puzzle: Any) -> str:

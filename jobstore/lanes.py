@@ -34,21 +34,25 @@ SMALL_SECONDS = 0.25
 MISJUDGED_MEMORY = 60
 
 
-def lane_for(puzzle: alphametic.Puzzle, small: float, listing: bool = False) -> int:
-    """The band of a new job (its first lane): FIRST when its estimated search is at most
-    `small` reference nodes (Settings.small_search), else BIG. A listing (an enumeration)
-    pays for every solution it hands out too: a sum of 790,272 solutions whose count takes
-    50 ms on the native core is seconds of work as a job."""
-    assignments, product = 1, 1
-    for k in range(len(puzzle.letters)):
-        product *= puzzle.base - k
-        assignments += product
-        if assignments > small:
-            break
-    if assignments <= small:
-        return FIRST  # even every assignment of distinct digits is a small search
+def sized(puzzle: alphametic.Puzzle, small: float, listing: bool) -> tuple[bool, float | None]:
+    """A new job's size, worked out once when it is admitted and kept with it: whether its
+    search is small (at most `small` reference nodes, Settings.small_search: its band is
+    FIRST's), and its estimate (alphametic.estimate, 4 probes) when one was worked out whole,
+    which the worker's pieces and shards start from (None: the worker works it out).
+
+    A listing (an enumeration) pays for every solution it hands out too: a sum of 790,272
+    solutions whose count takes 50 ms on the native core is seconds of work as a job.
+    """
+    if alphametic.assignments(puzzle, small) <= small:
+        return True, None  # even every assignment of distinct digits is a small search
     nodes = alphametic.estimate(puzzle, probes=4, limit=small, listing=listing)
-    return FIRST if nodes <= small else BIG
+    # A step search's sample stops past the limit (cheap, but then not the whole estimate).
+    return nodes <= small, nodes if puzzle.is_linear or nodes <= small else None
+
+
+def lane_for(puzzle: alphametic.Puzzle, small: float, listing: bool = False) -> int:
+    """The band of a new job (its first lane): FIRST when its search is small, else BIG."""
+    return FIRST if sized(puzzle, small, listing)[0] else BIG
 
 
 def turn_keys(keys: Keys, mode: Mode, lane: int, client: str, *, own: bool = False) -> list[str]:

@@ -141,6 +141,9 @@ class Job:
     # carried across runs; a sharded job's shards' together) at limit_at, before it would finish
     # (the worker's estimate; a sharded job's is jobstore.shards.merged's).
     limit_at: float | None = None
+    # Its search's estimate in reference nodes, worked out once when it was admitted (None:
+    # small, or not worked out whole; lanes.sized): a run's pieces and shards start from it.
+    estimate: float | None = None
     # Where a queued job stands (filled in by JobStore.get, not stored).
     queue_position: int | None = None
     expected_start: float | None = None
@@ -183,6 +186,7 @@ class Job:
             deleted=_float(data.get("deleted")),
             clients=int(data.get("clients") or 0),
             limit_at=_float(data.get("limit_at")),
+            estimate=_float(data.get("estimate")),
         )
 
     @property

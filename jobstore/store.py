@@ -17,11 +17,11 @@ from typing import Any
 import alphametic
 
 from . import shards, transitions
-from .admission import STORAGE_RETRY, StorageFull, TooManyJobs, fingerprint, normalise
+from .admission import STORAGE_RETRY, StorageFull, Submission, TooManyJobs, admit
 from .connection import UNREACHABLE, Breaker, Unavailable, connect, guarded, replicas_of
 from .holders import NotHeld, holder_field, withdraw
 from .keys import Keys
-from .lanes import lane_for, turn_keys
+from .lanes import turn_keys
 from .lua import scripts_for
 from .messages import task_message
 from .model import BIG, CHUNK, FIRST, QUEUES, UNFINISHED, Job, Mode, Page, State, decode
@@ -47,7 +47,11 @@ class JobStore:
         self._waiters: Waiters | None = None
         self._memory = (0.0, False)  # (when last looked, above the watermark)
 
-    @guarded
+    def admit(self, mode: str, puzzle: str, options: Mapping[str, Any] | None) -> Submission:
+        """Check, parse and size a job request once (OptionsError or PuzzleError): what
+        queue() takes. The edge (the API, the form) calls it, then queue()."""
+        return admit(mode, puzzle, options, self.settings.small_search)
+
     def submit(
         self,
         mode: str,
@@ -58,30 +62,43 @@ class JobStore:
         rates: Sequence[Rate] = (),
         fresh: bool = False,
     ) -> Job:
-        """Validate and queue a job; an identical live or succeeded job is returned instead.
+        """admit() then queue(): a refused request still counts against the client's rates."""
+        try:
+            submission = self.admit(mode, puzzle, options)
+        except (ValueError, alphametic.PuzzleError):
+            self.count_request(client, rates)  # refused, but still a request of this client
+            raise
+        return self.queue(submission, client=client, rates=rates, fresh=fresh)
+
+    @guarded
+    def queue(
+        self,
+        submission: Submission,
+        *,
+        client: str | None = None,
+        rates: Sequence[Rate] = (),
+        fresh: bool = False,
+    ) -> Job:
+        """Queue an admitted job; an identical live or succeeded job is returned instead.
 
         Not one whose list the budget cut while this client's budget has room again, nor any
         when `fresh` (a new run is wanted: it counts against the rates and the cap all the
         same).
 
         With a client, every call counts against its `rates` (RateLimited beyond one, even for
-        a puzzle then refused), and raises TooManyJobs (queueing nothing) when it has the cap
+        a job then refused), and raises TooManyJobs (queueing nothing) when it has the cap
         of unfinished jobs; an identical submission returning an existing job does not count
         towards that cap. With Sentinel it returns only once a replica has the job too, and
         raises Unavailable when none confirmed in time: the job may exist all the same.
         """
-        try:
-            checked_mode, parsed = normalise(mode, puzzle, options)
-            if checked_mode is Mode.ENUMERATE and self.memory_full():
-                raise StorageFull(STORAGE_RETRY)
-        except (ValueError, alphametic.PuzzleError, StorageFull):
+        checked_mode, parsed = submission.mode, submission.puzzle
+        if checked_mode is Mode.ENUMERATE and self.memory_full():
             self.count_request(client, rates)  # refused, but still a request of this client
-            raise
-        dedup = self.keys.dedup(fingerprint(checked_mode, parsed))
+            raise StorageFull(STORAGE_RETRY)
+        dedup = self.keys.dedup(submission.fingerprint)
         new_id = str(uuid.uuid4())
         now = time.time()
-        listing = checked_mode is Mode.ENUMERATE
-        lane = lane_for(parsed, self.settings.small_search, listing)
+        lane = FIRST if submission.small else BIG
         if lane == FIRST and client and self.redis.exists(self.keys.misjudged(client)):
             lane = BIG  # its client's jobs estimated small lately were not (lanes.py)
         budget = self.keys.budget(client) if client is not None else ""
@@ -102,6 +119,8 @@ class JobStore:
             holder_field(client): "1",  # the submitter holds it (holders.py)
             "clients": "1",
         }
+        if submission.estimate is not None:  # the worker's pieces start from it (lanes.sized)
+            record["estimate"] = repr(submission.estimate)
         message = task_message(checked_mode, new_id, self.settings.ttl, lane)
         record["message"] = message  # where the job stands in its queue (queue.py)
         cap = self.settings.max_queued_per_client if client is not None else 0
@@ -127,7 +146,7 @@ class JobStore:
             if job is not None:
                 return job
             # It expired between the script and the read: this submission now creates anew.
-            return self.submit(mode, puzzle, options, client=client, fresh=fresh)
+            return self.queue(submission, client=client, fresh=fresh)
         # Its place in the queue, as every read of a queued job has it (one round trip).
         record.update(lane=str(detail), message=sent[0])
         return place(self.redis, self.settings, Job.from_hash(record), sent[0])

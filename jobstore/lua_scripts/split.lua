@@ -7,7 +7,7 @@
 -- to send them, comma-separated), lane, then per shard: id, prefix ("3,1"), share.
 -- Returns split | exists | stale | canceled.
 local p = redis.call('HMGET', KEYS[1], 'state', 'claims', 'cancel', 'shards', 'id', 'mode',
-  'puzzle', 'options', 'letters', 'created', 'client', 'budget_key')
+  'puzzle', 'options', 'letters', 'created', 'client', 'budget_key', 'estimate')
 if p[1] ~= 'running' or p[2] ~= ARGV[1] then return 'stale' end
 if p[4] and p[4] ~= '' then return 'exists' end
 if p[3] and p[3] ~= '' then return 'canceled' end
@@ -17,7 +17,8 @@ for i = 1, n do
   redis.call('HSET', KEYS[1 + i], 'id', ARGV[a + 1], 'mode', p[6], 'puzzle', p[7],
     'options', p[8], 'letters', p[9], 'state', 'queued', 'created', ARGV[2], 'attempt', '0',
     'parent', p[5], 'index', i - 1, 'prefix', ARGV[a + 2], 'share', ARGV[a + 3],
-    'parent_key', KEYS[1], 'budget_key', p[12] or '', 'client', p[11] or '', 'lane', ARGV[6])
+    'parent_key', KEYS[1], 'budget_key', p[12] or '', 'client', p[11] or '', 'lane', ARGV[6],
+    'estimate', p[13] or '')
   redis.call('EXPIRE', KEYS[1 + i], ARGV[3])
 end
 redis.call('HSET', KEYS[1], 'shards', n, 'ran', 0, 'order', ARGV[5], 'released', 0,
