@@ -113,15 +113,22 @@ class Cursor:
         at: Position | None,
         small: bool = False,
         listing: bool = False,
+        estimate: float | None = None,
     ) -> None:
         self.puzzle = puzzle
         self.root = tuple(prefix)
         # Seconds of search per share of this job's tree. A job the store already found small
-        # (its lane) starts as one piece (0: no estimate needed); others from the estimate.
+        # (its lane) starts as one piece (0: no estimate needed); others from the estimate
+        # the store kept with the job (jobstore.lanes.sized), or worked out here without one.
         if at is not None and at.rate > 0:
             self.rate, self.measured = at.rate, True
         else:
-            size = 0.0 if small else _size(_key(puzzle), puzzle, listing)
+            if small:
+                size = 0.0
+            elif estimate is not None:
+                size = estimate
+            else:
+                size = _size(_key(puzzle), puzzle, listing)
             guess = size * share / NODES_PER_SECOND
             self.rate, self.measured = guess, False
         self.todo: Pieces = []  # pieces to come, the next one last

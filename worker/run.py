@@ -77,7 +77,7 @@ class Run:
         # Estimated small when it was submitted (its band is FIRST's).
         small = band_of(job.lane)[0] == FIRST and not job.parent
         listing = job.mode is Mode.ENUMERATE  # its pieces hand out solutions too
-        self.cursor = Cursor(self.puzzle, job.prefix, share, resume, small, listing)
+        self.cursor = Cursor(self.puzzle, job.prefix, share, resume, small, listing, job.estimate)
         self.grid = [[0] * self.puzzle.base for _ in self.letters]
         self.sent_grid: dict[str, str] = {}
         if resume is not None:

@@ -28,36 +28,40 @@ log = logging.getLogger(__name__)
 MAX_DEPTH = 4  # letters fixed per shard at most (the top of the tree is cheap to walk)
 
 
-def size(puzzle: alphametic.Puzzle, threshold: float, listing: bool = True) -> float:
+def size(
+    puzzle: alphametic.Puzzle,
+    threshold: float,
+    listing: bool = True,
+    estimate: float | None = None,
+) -> float:
     """The estimated search (reference nodes) when it reaches the threshold, else 0 (0: never).
 
     A listing also pays for every solution it hands out (alphametic.seconds(enumerate=True)):
     an enumeration of 720,720 solutions whose count takes 20 ms is still seconds of work, which
     shards share. Cheap first, since every enumerate job asks: no estimate when even every
     assignment of distinct digits would stay below it, and a 4-probe estimate far below it
-    settles small ones (a full one costs a few milliseconds, more than many small searches).
+    settles small ones (a full one costs a few milliseconds, more than many small searches):
+    the one the store kept with the job (`estimate`, jobstore.lanes.sized) when it has one.
     """
-    if threshold <= 0:
+    if threshold <= 0 or alphametic.assignments(puzzle, threshold) < threshold:
         return 0.0
-    assignments, product = 1, 1
-    for k in range(len(puzzle.letters)):
-        product *= puzzle.base - k
-        assignments += product
-    if assignments < threshold:
+    if estimate is None:
+        estimate = alphametic.estimate(puzzle, probes=4, listing=listing)
+    if estimate < threshold / 4:
         return 0.0
-    per_second = NODES_PER_SECOND
-    if alphametic.seconds(puzzle, enumerate=listing, probes=4) * per_second < threshold / 4:
-        return 0.0
-    nodes = alphametic.seconds(puzzle, enumerate=listing) * per_second
+    nodes = alphametic.seconds(puzzle, enumerate=listing) * NODES_PER_SECOND
     return nodes if nodes >= threshold else 0.0
 
 
 def plan(
-    settings: Settings, puzzle: alphametic.Puzzle, listing: bool = True
+    settings: Settings,
+    puzzle: alphametic.Puzzle,
+    listing: bool = True,
+    estimate: float | None = None,
 ) -> list[tuple[tuple[int, ...], float]]:
     """The shards (prefix, share) of a big puzzle, or [] when it should run whole (a count
-    hands out no solutions: only its search counts)."""
-    nodes = size(puzzle, settings.shard_threshold, listing)
+    hands out no solutions: only its search counts); `estimate`: the job's, as kept."""
+    nodes = size(puzzle, settings.shard_threshold, listing, estimate)
     if not nodes:
         return []
     # About shard_count shards, but none much below a quarter of the threshold's work: each
@@ -77,7 +81,7 @@ def plan(
 def split(handle: Handle, attempt: Attempt, job: Job) -> bool:
     """Shard the claimed parent job and send its first shards; False = run it whole instead."""
     puzzle = alphametic.parse(job.puzzle, **job.options)
-    parts = plan(handle.settings, puzzle, listing=job.mode.stores)
+    parts = plan(handle.settings, puzzle, listing=job.mode.stores, estimate=job.estimate)
     if not parts:
         return False
     status = shards.split(handle, attempt, job.id, parts)
