@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, ParamSpec, TypeVar
 
-from flask import current_app, request
+from flask import current_app, g, request
 
 import alphametic
-from jobstore import Job, JobStore, Mode, Rate, State
+from jobstore import Job, JobStore, Mode, Rate, State, Submission
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -39,12 +39,12 @@ def rates() -> tuple[Rate, ...]:
     return configured
 
 
-def submit(mode: str, puzzle: str, options: Mapping[str, Any], fresh: bool = False) -> Job:
-    """Queue a job for this client (a view marked @charged: its request is already counted).
-
-    `fresh`: a new run even when an identical job exists (dedup skipped, the cap not).
-    """
-    return store().submit(mode, puzzle, options, client=client_id(), fresh=fresh)
+def queue(submission: Submission, fresh: bool = False) -> Job:
+    """Queue an admitted job for this client (from a view marked @charged: the script that
+    queues it counts the request). `fresh`: a new run even when an identical job exists
+    (dedup skipped, the cap not)."""
+    counted = _uncounted_rates()
+    return store().queue(submission, client=client_id(), rates=counted, fresh=fresh)
 
 
 def storage_left() -> int | None:
@@ -53,18 +53,35 @@ def storage_left() -> int | None:
 
 
 def charged(view: Callable[P, R]) -> Callable[P, R]:
-    """Mark a job-creating view: its request counts once against the client's rates.
+    """Mark a job-creating view: its request counts once against the client's rates, whatever
+    it answers (malformed, refused, queued, or an identical job found; RateLimited beyond).
 
-    Counted before the view runs, whatever it then answers (malformed, refused, queued or an
-    identical job found), so RateLimited (429) comes before any work, also a costly estimate.
+    A view that queues a job has it counted by the script that queues it (queue(): one round
+    trip in all, so a frozen Redis costs one timeout, not two); any other answer is counted
+    when the view ends, and one that costs work before it answers (an estimate) calls charge()
+    first.
     """
 
     @functools.wraps(view)
     def counted(*args: P.args, **kwargs: P.kwargs) -> R:
-        store().count_request(client_id(), rates())
-        return view(*args, **kwargs)
+        g.alphametic_uncharged = True
+        try:
+            return view(*args, **kwargs)
+        finally:
+            charge()
 
     return counted
+
+
+def charge() -> None:
+    """Count this request against the client's rates now, unless it was counted already."""
+    if g.pop("alphametic_uncharged", False):
+        store().count_request(client_id(), rates())
+
+
+def _uncounted_rates() -> Sequence[Rate]:
+    """The rates a script queueing this request's job counts it against (none when counted)."""
+    return rates() if g.pop("alphametic_uncharged", False) else ()
 
 
 def valid_id(job_id: str) -> bool:

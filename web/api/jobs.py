@@ -7,21 +7,22 @@ from typing import Any, NoReturn
 from flask import Blueprint, Response, current_app, json, jsonify, request, url_for
 
 from alphametic import PuzzleError
-from jobstore import Job, Mode, NotHeld, OptionsError, TooManyJobs
-from jobstore.admission import check_mode, check_options
+from jobstore import Job, Mode, NotHeld, OptionsError, Submission, TooManyJobs
+from jobstore.admission import check_options
 from web.api import estimates, export
 from web.bodies import check_json_depth, whole_number
 from web.errors.problems import ApiProblem
 from web.lookups import (
     QUEUE_FULL_RETRY,
     canonical_id,
+    charge,
     charged,
     client_id,
     job_or_none,
     page_items,
+    queue,
     storage_left,
     store,
-    submit,
     waited,
 )
 from web.openapi.document import MAX_OFFSET, build_document
@@ -73,8 +74,8 @@ def _json_body() -> dict[str, Any]:
     return body
 
 
-def parse_job_request(body: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
-    """Validate the job request's fields and return (mode, puzzle, options)."""
+def admitted(body: dict[str, Any]) -> Submission:
+    """The job request's fields checked, its puzzle parsed and sized once (422 otherwise)."""
     unknown = sorted(set(body) - JOB_FIELDS)
     if unknown:
         raise _invalid(f"Unknown field(s): {', '.join(unknown)}.", "body")
@@ -82,13 +83,11 @@ def parse_job_request(body: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
     if not isinstance(puzzle, str):
         raise _invalid("'puzzle' is required and must be a string.", "puzzle")
     try:
-        mode = check_mode(body.get("mode", Mode.SOLVE.value))
-        options = check_options(body.get("options"))
+        return store().admit(body.get("mode", Mode.SOLVE.value), puzzle, body.get("options"))
     except OptionsError as exc:
         raise _option_problem(exc) from exc
-    except PuzzleError as exc:  # an option value the engine refuses
+    except PuzzleError as exc:
         raise _puzzle_problem(exc) from exc
-    return mode.value, puzzle, options
 
 
 def _fresh(body: dict[str, Any]) -> bool:
@@ -157,14 +156,10 @@ def create_job() -> Response:
     """Queue a job and answer 202 with its status and Location (after ?wait= at most)."""
     wait = wait_arg()
     body = _json_body()
-    mode, puzzle, options = parse_job_request(body)
     fresh = _fresh(body)
+    submission = admitted(body)
     try:
-        job = submit(mode, puzzle, options, fresh=fresh)
-    except OptionsError as exc:
-        raise _option_problem(exc) from exc
-    except PuzzleError as exc:
-        raise _puzzle_problem(exc) from exc
+        job = queue(submission, fresh=fresh)
     except TooManyJobs as exc:
         retry = {"Retry-After": str(QUEUE_FULL_RETRY)}
         raise ApiProblem(429, str(exc), slug="too-many-jobs", cap=exc.cap, headers=retry) from exc
@@ -262,9 +257,10 @@ def export_job(job_id: str) -> Response:
 
 
 @bp.get("/estimate")
-@charged  # a tenth of a second of counting: it costs like a job-creating request
+@charged
 def estimate() -> Response:
     """Estimate an enumeration's size and time (cheap, bounded) before submitting it."""
+    charge()  # first: a tenth of a second of counting costs like a job-creating request
     args = request.args
     if len(args.get("puzzle", "")) > estimates.MAX_QUERY:
         detail = f"'puzzle' is longer than {estimates.MAX_QUERY} characters here; POST the job."

@@ -32,10 +32,10 @@ from web.lookups import (
     grid_rows,
     job_or_none,
     pager,
+    queue,
     solution_rows,
     storage_left,
     store,
-    submit,
 )
 from web.pages import forms, jobtext
 from web.security import check_csrf
@@ -134,7 +134,7 @@ def _size_warning(values: dict[str, str], options: dict[str, Any]) -> str | None
     try:
         found = estimates.for_request(values["puzzle"], options, current_app)
     except (ValueError, PuzzleError):
-        return None  # submit reports it under its field
+        return None  # cannot happen once admitted; the estimate is only a warning
     about = number(round(found["solutions"]))
     left = storage_left()
     if left == 0 and found["solutions"] > 0:
@@ -178,15 +178,7 @@ def create_job() -> Any:
         values["mode"] = "count"
     try:
         options = forms.form_options(values)
-    except (OptionsError, PuzzleError) as exc:  # a PuzzleError here is about "fixed"
-        return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
-    warning = _size_warning(values, options)
-    if warning:
-        # The warning's buttons send the form again: a Run again stays a new run.
-        return _show_form(values, {}, 200, warning=warning, fresh=request.form.get("fresh"))
-    try:
-        # "Run again" asks for a new run, not the identical job that exists (fresh).
-        job = submit(values["mode"], values["puzzle"], options, request.form.get("fresh") == "1")
+        submission = store().admit(values["mode"], values["puzzle"], options)
     except PuzzleError as exc:
         if exc.field != "puzzle":  # an option value the engine refuses, under its field
             return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
@@ -194,6 +186,13 @@ def create_job() -> Any:
         return _show_form(values, {"puzzle": forms.puzzle_message(exc)}, caret=caret)
     except OptionsError as exc:
         return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
+    warning = _size_warning(values, options)
+    if warning:
+        # The warning's buttons send the form again: a Run again stays a new run.
+        return _show_form(values, {}, 200, warning=warning, fresh=request.form.get("fresh"))
+    try:
+        # "Run again" asks for a new run, not the identical job that exists (fresh).
+        job = queue(submission, request.form.get("fresh") == "1")
     except TooManyJobs as exc:
         page, status = _show_form(values, {"queue": forms.queue_message(exc.cap)}, 429)
         return page, status, {"Retry-After": str(QUEUE_FULL_RETRY)}
