@@ -19,9 +19,9 @@ import pytest
 import requests
 from kombu import Connection
 
-from jobstore import JobStore, Mode, Settings, State, Unavailable
+from jobstore import JobStore, Mode, Settings, Unavailable
 from jobstore.settings import ConfigError
-from tests.support.chaos import mismatch, ran_once, wait_done, wait_until
+from tests.support.chaos import succeeded_once, wait_until
 from tests.support.sentinel import SentinelSetup, SentinelUnsupported, Stream, following
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
@@ -82,28 +82,17 @@ def test_master_killed_under_submissions_loses_no_accepted_job(
             0.05,
         )
     finally:
-        stream.stop.set()
-        stream.join(15)
-    refused = [a for a in stream.answers if a.status != 202]
-    ids = list(dict.fromkeys(a.job_id for a in stream.accepted()))
+        stream.end()
     print(
         f"\nsentinel failover: new master and the dead one revived as its replica "
-        f"{revived:.2f} s, 202 again {back:.2f} s after kill -9; {len(stream.answers)} "
-        f"submissions, {len(ids)} accepted, {len(refused)} refused "
-        f"({sorted({a.status for a in refused})})"
+        f"{revived:.2f} s, 202 again {back:.2f} s after kill -9; {stream.tally()}"
     )
     assert setup.master_port() != first_master, setup.logs()
     assert back <= RECOVERY_LIMIT, f"202 again only after {back:.1f} s"
     # The kill was felt: a master that is gone for a second refuses what it cannot take.
-    assert refused and all(a.status == 503 for a in refused), [a.status for a in refused]
-    jobs = wait_done(store, ids, timeout=90)
-    assert len(jobs) == len(ids), "an accepted job is gone (lost in the failover)"
-    failed = [(j.puzzle, j.options, j.state, j.error) for j in jobs if j.state != State.SUCCEEDED]
-    assert not failed, failed
-    twice = [why for job in jobs if (why := ran_once(workers, job))]
-    assert not twice, twice
-    wrong = [why for job in jobs if job.mode is Mode.ENUMERATE and (why := mismatch(store, job))]
-    assert not wrong, wrong
+    refused = stream.refused()
+    assert refused and all(a.status == 503 for a in refused), stream.tally()
+    jobs = succeeded_once(store, workers, stream.job_ids(), timeout=90)
     assert any(job.mode is Mode.ENUMERATE for job in jobs)  # enumerations ran through it
     print(f"sentinel failover: {len(jobs)} accepted jobs all succeeded, each ran once")
 
@@ -121,7 +110,7 @@ def test_the_replica_killed_under_submissions_leaves_the_master_accepting(
     the replica stayed dead, and jobs accepted before it stayed queued or running."""
     setup = sentinel_setup
     mine = following(settings, setup)
-    worker_factory(mine, "solve,enumerate", concurrency=2)
+    workers = [worker_factory(mine, "solve,enumerate", concurrency=2)]
     web = web_factory(mine)
     store: JobStore = store_factory(mine)
     stream = Stream(web.url, interval=0.1)
@@ -138,19 +127,14 @@ def test_the_replica_killed_under_submissions_leaves_the_master_accepting(
             0.05,
         )
     finally:
-        stream.stop.set()
-        stream.join(15)
+        stream.end()
     late = [a.status for a in stream.answers if a.sent > killed_at + 3]
     assert late and all(status == 202 for status in late), late
     metrics = requests.get(f"{web.url}/metrics", timeout=10).text
     assert "alphametic_redis_replicas_connected 0.0" in metrics
     ready = requests.get(f"{web.url}/readyz", timeout=10)
     assert ready.status_code == 200 and ready.json()["replicas"] == {"connected": 0, "floor": 0}
-    ids = list(dict.fromkeys(a.job_id for a in stream.accepted()))
-    jobs = wait_done(store, ids, timeout=90)
-    assert len(jobs) == len(ids)
-    failed = [(j.puzzle, j.options, j.state, j.error) for j in jobs if j.state != State.SUCCEEDED]
-    assert not failed, failed
+    succeeded_once(store, workers, stream.job_ids(), timeout=90)
 
 
 def test_below_the_replica_floor_writes_are_refused_and_not_written(

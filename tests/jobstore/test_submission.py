@@ -13,7 +13,10 @@ from worker import cursor
 from worker.cursor import Cursor
 from worker.shards import plan
 
-BIG: tuple[str, dict[str, Any]] = ("ABC + DEF = GHI", {"base": 17})  # an enumeration of 720,720 solutions: not small
+BIG: tuple[str, dict[str, Any]] = (
+    "ABC + DEF = GHI",
+    {"base": 17},
+)  # an enumeration of 720,720 solutions: not small
 
 
 def test_a_big_submission_keeps_its_estimate_and_a_small_one_needs_none(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import alphametic
-from jobstore import Job, JobStore, Keys, State
+from jobstore import Job, JobStore, Keys, Mode, State
 from tests.support.processes import RedisServer, WorkerProcess
 from tests.support.puzzles import encode
 
@@ -146,6 +146,22 @@ def wait_done(store: JobStore, job_ids: list[str], timeout: float) -> list[Job]:
         if time.monotonic() > deadline:
             raise TimeoutError(f"{len(stuck)} jobs not done after {timeout} s: {stuck[:3]}")
         time.sleep(0.02)
+
+
+def succeeded_once(
+    store: JobStore, workers: list[WorkerProcess], ids: list[str], timeout: float
+) -> list[Job]:
+    """Wait for the jobs to end; check each is there, succeeded, ran to success once, and (an
+    enumeration) stored exactly its solutions. Returns them."""
+    jobs = wait_done(store, ids, timeout=timeout)
+    assert len(jobs) == len(ids), "an accepted job is gone"
+    failed = [(j.puzzle, j.options, j.state, j.error) for j in jobs if j.state != State.SUCCEEDED]
+    assert not failed, failed
+    twice = [why for job in jobs if (why := ran_once(workers, job))]
+    assert not twice, twice
+    wrong = [why for job in jobs if job.mode is Mode.ENUMERATE and (why := mismatch(store, job))]
+    assert not wrong, wrong
+    return jobs
 
 
 def running_with_output(store: JobStore, job_id: str) -> Job | None:

@@ -260,6 +260,27 @@ class Stream(threading.Thread):
         """The answers that were 202 Accepted."""
         return [a for a in list(self.answers) if a.status == 202]
 
+    def end(self) -> None:
+        """Stop submitting and wait for the last answer."""
+        self.stop.set()
+        self.join(15)
+
+    def refused(self) -> list[Answer]:
+        """The answers that were not 202."""
+        return [a for a in list(self.answers) if a.status != 202]
+
+    def job_ids(self) -> list[str]:
+        """The ids of the accepted jobs, in order, once each."""
+        return list(dict.fromkeys(a.job_id for a in self.accepted()))
+
+    def tally(self) -> str:
+        """Submissions, accepted and refused (with their statuses), for a test's report."""
+        refused = self.refused()
+        return (
+            f"{len(self.answers)} submissions, {len(self.job_ids())} accepted, {len(refused)} "
+            f"refused ({sorted({a.status for a in refused})})"
+        )
+
 
 def following(settings: Settings, setup: SentinelSetup) -> Settings:
     """Settings of a deployment of its own that follows the setup's sentinels."""
