@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from .language.folding import display_width
 from .language.puzzle import Puzzle, Term
 
-__all__ = ["digit_char", "render_equations", "render_line", "render_sum", "render_table"]
+__all__ = [
+    "caret",
+    "digit_char",
+    "render_equations",
+    "render_line",
+    "render_sum",
+    "render_table",
+]
 
 _DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _GAP = "    "
@@ -18,6 +26,21 @@ Solution = Mapping[str, int] | Sequence[int]
 def digit_char(digit: int) -> str:
     """Return the one-character spelling of a digit (0-9, then A-Z for bases over 10)."""
     return _DIGITS[digit]
+
+
+def caret(text: str, position: int | None) -> tuple[str, int] | None:
+    """The line of the text holding an error's position, and the display column to put a caret
+    under (a wide character before it counts two columns; a combining mark is shown on the
+    column of the character it sits on), or None without a position."""
+    if position is None or not 0 <= position <= len(text):
+        return None
+    start = text.rfind("\n", 0, position) + 1
+    end = text.find("\n", position)
+    line = text[start : len(text) if end < 0 else end]
+    column = display_width(text[start:position])
+    if column and not display_width(text[position : position + 1] or " "):
+        column -= 1  # a combining mark shows over the character before it
+    return line.rstrip("\r"), column
 
 
 def render_line(puzzle: Puzzle, solution: Solution) -> str:
@@ -38,8 +61,9 @@ def render_table(puzzle: Puzzle, solution: Solution) -> str:
 
 
 def render_sum(puzzle: Puzzle, solution: Solution) -> str:
-    """Return a plain sum as an aligned column sum (letters left, digits beside), any other
-    puzzle as its equations, one per line, each with its digits under its letters."""
+    """Return a plain sum as a column sum aligned by display width (letters left, digits
+    beside), any other puzzle as its equations, one per line, each with its digits under its
+    letters."""
     chars = _char_map(puzzle, solution)
     if not puzzle.is_linear:
         return render_equations(puzzle, chars)
@@ -66,11 +90,18 @@ def _spell(terms: tuple[Term, ...], chars: Mapping[str, str]) -> tuple[Term, ...
 
 
 def _column(left: tuple[Term, ...], right: tuple[Term, ...]) -> list[str]:
-    """Lay out both sides right-aligned, one term per row, with a rule between the sides."""
+    """Lay out both sides right-aligned, one term per row, with a rule between the sides.
+
+    Rows are aligned by display width: a wide letter (kana, kanji) takes two columns."""
     rows = [_row(index, sign, word) for index, (sign, word) in enumerate(left)]
     below = [_row(index, sign, word) for index, (sign, word) in enumerate(right)]
-    width = max(len(row) for row in rows + below)
-    return [row.rjust(width) for row in rows] + ["-" * width] + [r.rjust(width) for r in below]
+    width = max(display_width(row) for row in rows + below)
+    return [_pad(row, width) for row in rows] + ["-" * width] + [_pad(r, width) for r in below]
+
+
+def _pad(row: str, width: int) -> str:
+    """Right-align a row to a display width."""
+    return " " * (width - display_width(row)) + row
 
 
 def _row(index: int, sign: int, word: str) -> str:

@@ -46,7 +46,7 @@ def run_batch(
 
 def _print(console: Console, result: dict[str, Any]) -> None:
     """Print one JSON line at once, so that a reader sees each puzzle as it is done."""
-    console.line(json.dumps(result))
+    console.line(json.dumps(result, ensure_ascii=False))
     console.flush()
 
 

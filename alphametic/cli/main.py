@@ -14,7 +14,7 @@ from typing import Any, TextIO
 from ..explain.walkthrough import SEARCH_SECONDS, explain
 from ..language.puzzle import LeadingZeros, Puzzle, PuzzleError, parse
 from ..linear.native import EngineError, describe, engine
-from ..render import render_line, render_sum
+from ..render import caret, render_line, render_sum
 from ..search import Search, as_dict
 from .batch import open_batch, run_batch
 from .console import Console, OutputError, ProgressBar, catch_interrupt, emit, silence_stdout
@@ -62,6 +62,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_one(args, " ".join(args.puzzle))
     except (PuzzleError, _UsageError, EngineError) as exc:
         print(f"alphametic: error: {exc}", file=sys.stderr)
+        if (
+            isinstance(exc, PuzzleError)
+            and exc.field == "puzzle"
+            and not getattr(args, "batch", None)
+        ):
+            _show_caret(" ".join(args.puzzle), exc.position)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:  # a second Ctrl-C, or one outside a search
         print("\nalphametic: interrupted", file=sys.stderr)
@@ -74,6 +80,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         silence_stdout()
         print(f"alphametic: error: cannot write the results: {exc}", file=sys.stderr)
         return EXIT_OUTPUT_FAILED
+
+
+def _show_caret(text: str, position: int | None) -> None:
+    """Print the puzzle's line at fault with a caret under the character (by display width)."""
+    where = caret(text, position)
+    if where is not None:
+        line, column = where
+        print(f"  {line}\n  {' ' * column}^", file=sys.stderr)
 
 
 def _version() -> str:
@@ -224,7 +238,11 @@ def _fixes(pairs: list[tuple[str, int]]) -> dict[str, int]:
 def _run_explain(args: argparse.Namespace, text: str) -> int:
     """Explain one puzzle as text or JSON."""
     explanation = explain(_parse(args, text), seconds=args.seconds)
-    out = json.dumps(explanation.as_json()) if args.json else "\n".join(explanation.lines())
+    out = (
+        json.dumps(explanation.as_json(), ensure_ascii=False)
+        if args.json
+        else "\n".join(explanation.lines())
+    )
     emit(sys.stdout, out + "\n")
     return EXIT_SOLVED if explanation.solution is not None else EXIT_NO_SOLUTION
 
@@ -292,7 +310,7 @@ def _print_json(puzzle: Puzzle, search: Search, mode: str, console: Console, sta
         result["solutions"] = [] if first is None else [as_dict(puzzle, first)]
     result["complete"] = not search.stopped
     result["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 3)
-    console.line(json.dumps(result))
+    console.line(json.dumps(result, ensure_ascii=False))
     return int(result["count"])
 
 

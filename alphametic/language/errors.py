@@ -31,6 +31,7 @@ class ErrorCode(StrEnum):
     # Reading the text (language/grammar.py) and sizing powers (language/expr.py).
     EMPTY = "empty"
     UNEXPECTED_CHARACTER = "unexpected_character"
+    COMBINING_MARK = "combining_mark"
     TRIPLE_EQUALS = "triple_equals"
     MISSING_OPERATOR = "missing_operator"
     EXPECTED_OPERATOR_OR_END = "expected_operator_or_end"
@@ -59,7 +60,7 @@ class ErrorCode(StrEnum):
     LEADING_LETTER_FIXED_TO_ZERO = "leading_letter_fixed_to_zero"
 
 
-_HELP = "use words of letters A-Z, numbers, + - * / ^ ( ), = and ; or new lines"
+_HELP = "use words of letters, numbers, + - * / ^ ( ), = and ; or new lines"
 
 #: The English sentence of every code (str.format templates over the error's params).
 ENGLISH: dict[ErrorCode, str] = {
@@ -68,12 +69,14 @@ ENGLISH: dict[ErrorCode, str] = {
     ErrorCode.TOO_MANY_TERMS: "the puzzle has more than {cap:,} terms",
     ErrorCode.WORDS_NOT_A_LIST: "words must be a list of words",
     ErrorCode.NO_WORDS: "words must hold at least one word",
-    ErrorCode.BAD_WORD: "{name} must be a non-empty word of letters A-Z, got {word!r}",
+    ErrorCode.BAD_WORD: "{name} must be a non-empty word of letters, got {word!r}",
     ErrorCode.DIGIT_OUTSIDE_BASE: "digit {digit} is outside base {base}",
     ErrorCode.NO_LETTERS: "the puzzle has no letters",
     ErrorCode.TOO_MANY_LETTERS: "{letters} distinct letters but base {base} has only {base} digits",
     ErrorCode.EMPTY: "the puzzle is empty",
-    ErrorCode.UNEXPECTED_CHARACTER: "unexpected character {char!r} (" + _HELP + ")",
+    ErrorCode.UNEXPECTED_CHARACTER: "unexpected character {char!r} ({codepoint}): " + _HELP,
+    ErrorCode.COMBINING_MARK: "the combining mark {codepoint} ({name}) is not a symbol: each "
+    "symbol is one letter, so write the puzzle's words without vowel, tone or accent marks",
     ErrorCode.TRIPLE_EQUALS: "'===' is not an operator (use '=' or '==')",
     ErrorCode.MISSING_OPERATOR: "expected an operator (+, -, *, /, ^ or =) before this",
     ErrorCode.EXPECTED_OPERATOR_OR_END: "expected an operator or the end, not {op!r}",
@@ -93,7 +96,7 @@ ENGLISH: dict[ErrorCode, str] = {
     ErrorCode.BASE_OUT_OF_RANGE: "the base must be from {low} to {high}, not {base}",
     ErrorCode.UNKNOWN_POLICY: "unknown leading-zero policy {policy!r} (choose one of: {choices})",
     ErrorCode.FIXED_NOT_A_MAPPING: "fixed must map letters to digits",
-    ErrorCode.FIXED_LETTER_INVALID: "a fixed letter must be one letter A-Z, not {key!r}",
+    ErrorCode.FIXED_LETTER_INVALID: "a fixed letter must be one letter, not {key!r}",
     ErrorCode.FIXED_DIGIT_NOT_INTEGER: "the digit fixed for {letter} must be an integer, "
     "not {digit!r}",
     ErrorCode.FIXED_DIGIT_OUTSIDE_BASE: "digit {digit} fixed for {letter} is outside base "
@@ -135,6 +138,10 @@ class PuzzleError(ValueError):
         self.message = english(self.code, params)
         text = self.message if position is None else f"{self.message} at position {position}"
         super().__init__(text)
+
+    def moved(self, position: int, **params: Any) -> PuzzleError:
+        """The same error at another position, some values replaced (folding.relocate)."""
+        return _restore(self.code, position, self.field, {**self.params, **params})
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickle by code and values (the default would call __init__ with the sentence)."""

@@ -12,13 +12,21 @@ A newline ends an equation where one could end (after an operand, outside parent
 once it has its '='), unless the next line starts with an operator no equation starts with
 (* / ^ =): that line goes on with it. Elsewhere it is a space, so long sums may span lines; a
 line starting with a sign (+ or -) after a complete equation begins a new one.
+
+The text comes folded (folding.py: NFKC, so full-width forms are ASCII here). A WORD is a run
+of letters of any script (str.isalpha(): Unicode category L*) and ASCII digits, with at least
+one letter, its cased letters folded to upper case; a NUMBER is a run of ASCII digits. A
+combining mark is refused (combining_mark), any other character too (unexpected_character).
 """
 
 from __future__ import annotations
 
+import unicodedata
+
 from .errors import ErrorCode, PuzzleError
 from .expr import NUM, POW, PROD, SUM, WORD, Node
-from .syntax import LETTERS, check_terms
+from .folding import codepoint, fold_case, is_mark
+from .syntax import check_terms
 
 __all__ = ["MAX_DEPTH", "parse_equations"]
 
@@ -40,11 +48,11 @@ def _scan(text: str) -> list[Token]:
         char = text[i]
         if char in _SPACES:
             i += 1
-        elif char in LETTERS or char in _DIGITS:
+        elif char.isalpha() or char in _DIGITS:
             j = i
-            while j < n and (text[j] in LETTERS or text[j] in _DIGITS):
+            while j < n and (text[j].isalpha() or text[j] in _DIGITS):
                 j += 1
-            word = text[i:j].upper()
+            word = fold_case(text[i:j])
             terms += 1
             check_terms(terms, i)
             out.append((NUM if all(c in _DIGITS for c in word) else WORD, word, i))
@@ -61,9 +69,20 @@ def _scan(text: str) -> list[Token]:
             out.append(("op", _ALIASES.get(char, char), i))
             i += 1
         else:
-            raise PuzzleError(ErrorCode.UNEXPECTED_CHARACTER, i, char=char)
+            raise _refused(char, i)
     out.append(("end", "", n))
     return out
+
+
+def _refused(char: str, position: int) -> PuzzleError:
+    """The error of a character the language has no use for (a combining mark has its own)."""
+    number = codepoint(char)
+    if is_mark(char):
+        name = unicodedata.name(char, number)
+        return PuzzleError(
+            ErrorCode.COMBINING_MARK, position, char=char, codepoint=number, name=name
+        )
+    return PuzzleError(ErrorCode.UNEXPECTED_CHARACTER, position, char=char, codepoint=number)
 
 
 def parse_equations(text: str) -> tuple[tuple[Node, ...], ...]:

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from enum import StrEnum
 
 from .errors import ErrorCode, PuzzleError
-from .syntax import LETTERS
+from .folding import fold_letter
 
 __all__ = [
     "MAX_BASE",
@@ -116,13 +116,17 @@ def check_policy(policy: object) -> LeadingZeros:
 
 
 def check_fixed_values(fixed: object, base: int) -> Mapping[str, int]:
-    """Return fixed if it maps letters A-Z to digits of the base (the puzzle is not needed)."""
+    """Return fixed if it maps letters to digits of the base (the puzzle is not needed).
+
+    A key is one letter as typed (`E`, `ｅ`, `い`): it is compared with the puzzle's symbols
+    after folding (fold_letter), so it must fold to one letter.
+    """
     if not isinstance(fixed, Mapping):
         raise PuzzleError(ErrorCode.FIXED_NOT_A_MAPPING, field="options.fixed")
     for key, digit in fixed.items():
-        if not isinstance(key, str) or len(key) != 1 or key not in LETTERS:
+        if not isinstance(key, str) or not _is_letter(key):
             raise PuzzleError(ErrorCode.FIXED_LETTER_INVALID, field="options.fixed", key=key)
-        letter = key.upper()
+        letter = fold_letter(key)
         where = f"options.fixed.{letter}"
         if isinstance(digit, bool) or not isinstance(digit, int):
             raise PuzzleError(
@@ -151,7 +155,7 @@ def check_fixed(
     First that every fixed letter occurs in the puzzle, then that they can all hold together.
     """
     for key in fixed:
-        letter = key.upper()
+        letter = fold_letter(key)
         if letter not in letters:
             raise PuzzleError(
                 ErrorCode.FIXED_LETTER_ABSENT, field=f"options.fixed.{letter}", letter=letter
@@ -159,7 +163,7 @@ def check_fixed(
     result: dict[str, int] = {}
     by_digit: dict[int, str] = {}
     for key, digit in fixed.items():
-        letter = key.upper()
+        letter = fold_letter(key)
         if letter in result and result[letter] != digit:
             raise PuzzleError(
                 ErrorCode.LETTER_FIXED_TWICE,
@@ -186,3 +190,8 @@ def check_fixed(
         result[letter] = digit
         by_digit[digit] = letter
     return FixedDigits(result)
+
+
+def _is_letter(key: str) -> bool:
+    """Whether a fixed key is one letter once folded (short keys only: `㍿` is four)."""
+    return 0 < len(key) <= 4 and len(folded := fold_letter(key)) == 1 and folded.isalpha()

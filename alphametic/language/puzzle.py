@@ -8,9 +8,10 @@ from functools import cached_property
 
 from .errors import ErrorCode, PuzzleError
 from .expr import NUM, WORD, Node, check_powers, show, tokens
+from .folding import fold, fold_case, relocate
 from .grammar import parse_equations
 from .options import FixedDigits, LeadingZeros, check_fixed, check_options
-from .syntax import LETTERS, MAX_CHARS, MAX_TERMS, Term, check_terms, linear_sides
+from .syntax import MAX_CHARS, MAX_TERMS, Term, check_terms, linear_sides
 
 _NO_FIXED = FixedDigits()
 
@@ -91,7 +92,7 @@ class Puzzle:
         if self.leading_zeros is LeadingZeros.ALLOW:
             return frozenset()
         shortest = 2 if self.leading_zeros is LeadingZeros.MULTI_LETTER else 1
-        return frozenset(w[0] for w in self.words if len(w) >= shortest and w[0] in LETTERS)
+        return frozenset(w[0] for w in self.words if len(w) >= shortest and w[0].isalpha())
 
     def options(self) -> dict[str, object]:
         """Return the options as a JSON-able dict."""
@@ -111,13 +112,28 @@ def parse(
 ) -> Puzzle:
     """Parse puzzle text such as "SEND + MORE = MONEY" (caps: MAX_CHARS, MAX_TERMS).
 
-    The option values are checked before the text, the fixed letters against it after.
+    The option values are checked before the text, the fixed letters against it after. The
+    text is read folded (folding.py: NFKC, cased letters in upper case); an error's position
+    is an offset in the text as given, and a refused character is the one typed there.
     """
     if not isinstance(text, str):
         raise PuzzleError(ErrorCode.NOT_A_STRING, kind=type(text).__name__)
     base, policy, fixed = check_options(base, leading_zeros, fixed)
     if len(text) > MAX_CHARS:
         raise PuzzleError(ErrorCode.TOO_LONG, MAX_CHARS, cap=MAX_CHARS)
+    folded, origin = fold(text)
+    try:
+        return _parse_folded(folded, base, policy, fixed)
+    except PuzzleError as exc:
+        if origin is None or exc.position is None:
+            raise
+        raise relocate(exc, text, origin) from None
+
+
+def _parse_folded(
+    text: str, base: int, policy: LeadingZeros, fixed: Mapping[str, int] | None
+) -> Puzzle:
+    """Parse folded text (the fast path for plain sums, else the full grammar)."""
     sides = linear_sides(text)
     if sides is not None:
         return _build(sides[0], sides[1], base, policy, fixed)
@@ -144,11 +160,21 @@ def from_words(
     check_terms(len(words) + 1)
     for index, word in enumerate([*words, result]):
         name = "result" if index == len(words) else f"word {index + 1}"
-        if not isinstance(word, str) or not word or not all(c in LETTERS for c in word):
+        if not isinstance(word, str) or not _is_word(word):
             raise PuzzleError(ErrorCode.BAD_WORD, field="words", name=name, word=word)
-    left = tuple((1, w.upper()) for w in words)
+    left = tuple((1, _word(w)) for w in words)
     checked, policy, fixed = check_options(base, leading_zeros, fixed)
-    return _build(left, ((1, result.upper()),), checked, policy, fixed)
+    return _build(left, ((1, _word(result)),), checked, policy, fixed)
+
+
+def _word(text: str) -> str:
+    """A word of from_words as the puzzle compares it (folded, cased letters upper case)."""
+    return fold_case(fold(text)[0])
+
+
+def _is_word(text: str) -> bool:
+    """Whether text is a non-empty word of letters once folded."""
+    return bool(text) and _word(text).isalpha()
 
 
 def _build(

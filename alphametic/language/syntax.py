@@ -11,7 +11,6 @@ import re
 from .errors import ErrorCode, PuzzleError
 
 __all__ = [
-    "LETTERS",
     "MAX_CHARS",
     "MAX_TERMS",
     "PuzzleError",
@@ -28,10 +27,8 @@ MAX_TERMS = 1_000
 #: One term of a side: its sign (+1 or -1) and its upper-case word.
 Term = tuple[int, str]
 
-#: The letters a word may use: ASCII A-Z in either case (no accented or other letters).
-LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-
 # The fast path: one regex checks a whole well-formed equation (linear, no nested ambiguity).
+# It reads ASCII words only; words of other letters take the full parser, which agrees.
 _S = r"[ \t\r\n\f\v]*"
 _SIDE = rf"{_S}[+-]?{_S}[A-Za-z]+(?:{_S}[+-]{_S}[A-Za-z]+)*{_S}"
 _EQUATION = re.compile(rf"({_SIDE})==?({_SIDE})")

@@ -402,3 +402,27 @@ def test_batch_quotes_at_most_80_characters_of_a_bad_line() -> None:
     first, second = json_lines(out.stdout)
     assert first["puzzle"] == bad[:80] + "…" and "longer than" in first["error"]
     assert len(out.stdout) < 1000 and second["count"] == 1
+
+
+def test_solve_keeps_the_typed_symbols_and_aligns_wide_ones() -> None:
+    out = run("solve", "--json", "いち＋いち＝にい")
+    assert out.returncode == 0
+    result = json.loads(out.stdout)
+    assert result["puzzle"] == "いち + いち = にい"
+    assert result["solutions"] == [{"い": 2, "ち": 1, "に": 4}]
+    assert '"い": 2' in out.stdout  # the symbols as typed, not \\u escapes
+    shown = run("solve", "SEND＋MORE＝MONEY").stdout.splitlines()
+    assert shown[:4] == [
+        "  S E N D      9 5 6 7",
+        "+ M O R E    + 1 0 8 5",
+        "---------    ---------",
+        "M O N E Y    1 0 6 5 2",
+    ]
+
+
+def test_the_caret_sits_under_the_typed_character_by_display_width() -> None:
+    out = run("solve", "いち＋いち！＝にい")
+    assert out.returncode == 2
+    lines = out.stderr.splitlines()
+    assert "'！' (U+FF01)" in lines[0] and lines[0].endswith("at position 5")
+    assert lines[1:] == ["  いち＋いち！＝にい", "            ^"]

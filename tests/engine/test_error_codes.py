@@ -84,8 +84,11 @@ def test_each_example_raises_its_code_with_its_english(code: ErrorCode) -> None:
 @pytest.mark.parametrize(
     ("code", "message", "field"),
     [
-        (ErrorCode.UNEXPECTED_CHARACTER, "unexpected character '\"' (use words of letters "
-         "A-Z, numbers, + - * / ^ ( ), = and ; or new lines) at position 8", "puzzle"),
+        (ErrorCode.UNEXPECTED_CHARACTER, "unexpected character '\"' (U+0022): use words of "
+         "letters, numbers, + - * / ^ ( ), = and ; or new lines at position 8", "puzzle"),
+        (ErrorCode.COMBINING_MARK, "the combining mark U+0E36 (THAI CHARACTER SARA UE) is not "
+         "a symbol: each symbol is one letter, so write the puzzle's words without vowel, tone "
+         "or accent marks at position 2", "puzzle"),
         (ErrorCode.TOO_MANY_TERMS, "the puzzle has more than 1,000 terms at position 4000",
          "puzzle"),
         (ErrorCode.POWER_TOO_LARGE, "this power is too large to evaluate sensibly (up to about "

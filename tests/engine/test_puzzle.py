@@ -124,7 +124,7 @@ def _error(text: str, **options: object) -> PuzzleError:
         ("A B = C", 2, "operator"),
         ("A & B = C", 2, "unexpected character '&'"),
         ("A % B = C", 2, "unexpected character '%'"),
-        ("ÉCOLE = A", 0, "unexpected character 'É'"),
+        ("ÉCOLE = A!", 9, "unexpected character '!'"),
         ("A + B = C\x00", 9, "unexpected character"),
     ],
 )

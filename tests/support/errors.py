@@ -36,6 +36,7 @@ EXAMPLES: dict[ErrorCode, Callable[[], object]] = {
     ErrorCode.TOO_MANY_LETTERS: _parse("ABCDEFGHIJK = ABCDEFGHIJK"),
     ErrorCode.EMPTY: _parse(" \n "),
     ErrorCode.UNEXPECTED_CHARACTER: _parse('SEND + M"ORE = MONEY'),
+    ErrorCode.COMBINING_MARK: _parse("หนึ่ง + A = B"),
     ErrorCode.TRIPLE_EQUALS: _parse("A === B"),
     ErrorCode.MISSING_OPERATOR: _parse("A B = C"),
     ErrorCode.EXPECTED_OPERATOR_OR_END: _parse("A = B (C)"),

@@ -104,16 +104,6 @@ def puzzle_message(exc: PuzzleError) -> str:
     return _("The puzzle cannot be read: %(detail)s", detail=exc.message)
 
 
-def caret(text: str, position: int | None) -> tuple[str, int] | None:
-    """The line of the puzzle holding an error's position, and the column to mark in it."""
-    if position is None or not 0 <= position <= len(text):
-        return None
-    start = text.rfind("\n", 0, position) + 1
-    end = text.find("\n", position)
-    line = text[start : len(text) if end < 0 else end]
-    return line.rstrip("\r"), position - start
-
-
 def queue_message(cap: int) -> str:
     """Say that this browser's address has too many unfinished jobs."""
     return _(

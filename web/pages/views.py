@@ -18,7 +18,7 @@ from flask import (
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
-from alphametic import PuzzleError
+from alphametic import PuzzleError, render
 from jobstore import Job, Mode, NotHeld, OptionsError, TooManyJobs, Unavailable
 from web.api import estimates
 from web.errors.answers import Refusal
@@ -182,7 +182,7 @@ def create_job() -> Any:
     except PuzzleError as exc:
         if exc.field != "puzzle":  # an option value the engine refuses, under its field
             return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
-        caret = forms.caret(values["puzzle"], exc.position)
+        caret = render.caret(values["puzzle"], exc.position)
         return _show_form(values, {"puzzle": forms.puzzle_message(exc)}, caret=caret)
     except OptionsError as exc:
         return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
