@@ -2,7 +2,9 @@
 
 fold() applies Unicode NFKC to the whole text before it is read, so that full-width letters,
 digits, signs, parentheses and semicolons and the ideographic space mean their ASCII forms
-(`×`, `÷` and `−` are left as they are; the grammar reads them). NFKC can change the length
+(`×`, `÷` and `−` are left as they are; the grammar reads them). Superscripts, subscripts
+and vulgar fractions are not folded (`A²` would silently become the word `A2`): they are
+refused as written. NFKC can change the length
 of a text (`㍿` is four letters), so fold() also returns, for every folded character, the
 offset of the typed character it came from: errors point at what the user typed.
 
@@ -46,6 +48,12 @@ def _joins(char: str) -> bool:
     )
 
 
+def _kept(char: str) -> bool:
+    """Whether a character keeps its form: NFKC would misread superscripts, subscripts and
+    fractions (`A²` is not `A2`, `½` not `1⁄2`), so they stay, and the grammar refuses them."""
+    return unicodedata.decomposition(char).startswith(("<super>", "<sub>", "<fraction>"))
+
+
 def fold(text: str) -> tuple[str, tuple[int, ...] | None]:
     """Return the NFKC-folded text and, if it differs, each folded character's typed offset.
 
@@ -62,7 +70,7 @@ def fold(text: str) -> tuple[str, tuple[int, ...] | None]:
         j = i + 1
         while j < n and _joins(text[j]):
             j += 1
-        piece = normalize("NFKC", text[i:j])
+        piece = text[i:j] if _kept(text[i]) else normalize("NFKC", text[i:j])
         pieces.append(piece)
         origin.extend(range(i, j) if len(piece) == j - i else [i] * len(piece))
         i = j

@@ -89,7 +89,7 @@ def fixed_error(response: Any) -> str:
 
 # Digits to Python but not to the JSON API: '²'.isdigit() holds but int('²') raises; int()
 # reads the Arabic-Indic and the fullwidth five, and '1_0' as 10.
-NOT_ASCII = ["E=²", "E=٥", "E=５", "E=1_0", "E²"]
+NOT_ASCII = ["E=²", "E=٥", "E=1_0", "E²", "E=⁵"]
 
 
 @pytest.mark.parametrize("fixed", NOT_ASCII)
@@ -118,6 +118,16 @@ def test_estimate_refuses_digits_that_are_not_ascii_as_the_api_does(
     assert problem["field"] == api["field"] == "options.fixed"
     assert problem["type"] == api["type"] == "/api/problems/invalid-request"
     assert "int()" not in problem["detail"]
+
+
+@pytest.mark.parametrize("fixed", ["Ｅ＝５、Ｍ＝１", "E=5、M=1", "ｅ５ ｍ１", "E=5，M=1"])
+def test_full_width_fixed_digits_and_japanese_commas_are_read(
+    client: FlaskClient, fixed: str
+) -> None:
+    query = {"puzzle": "SEND＋MORE＝MONEY", "fixed": fixed}
+    response = client.get("/api/estimate", query_string=query)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    assert response.get_json()["options"]["fixed"] == {"E": 5, "M": 1}
 
 
 def test_a_letter_fixed_twice_is_refused_as_the_api_does(client: FlaskClient) -> None:

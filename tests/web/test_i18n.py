@@ -135,7 +135,14 @@ def test_babel_config_names_every_source() -> None:
 @pytest.mark.parametrize(
     ("lang", "puzzle", "words"),
     [
-        ("ja", 'SEND + M"ORE = MONEY', "9 文字目: '\"' は問題に使えません"),
+        ("ja", 'SEND + M"ORE = MONEY', '9 文字目: 「"」（U+0022）は使えない文字です'),
+        ("ja", "いち＋いち！＝にい", "6 文字目: 「！」（U+FF01）は使えない文字です"),
+        ("th", "กข + ขก = ค!", "ตัวอักษรตัวที่ 12: ใช้ “!” (U+0021) ในโจทย์ไม่ได้"),
+        (
+            "ja",
+            "หนึ่ง + ก = ข",
+            "3 文字目: 記号 ◌\u0e36（U+0E36、THAI CHARACTER SARA UE）は語の一部にできません",
+        ),
         ("th", "SEND + MORE", "สมการต้องมีเครื่องหมาย ="),
         ("ja", "ABCDEFGHIJK = ABCDEFGHIJK", "11 種類の文字"),
         ("en", 'SEND + M"ORE = MONEY', "cannot be read at character 9: unexpected character"),

@@ -20,6 +20,7 @@ from typing import Any
 from flask import Flask
 
 import alphametic
+from alphametic.language.folding import fold, fold_letter
 from jobstore import Mode, OptionsError
 from jobstore.admission import normalise
 from web.bodies import whole_number
@@ -41,16 +42,18 @@ SOLUTIONS_PER_SECOND = 500_000.0
 
 
 def parse_fixed(text: str) -> dict[str, int]:
-    """Read fixed digits typed as "E=5, M=1" (or "E5 M1"); OptionsError on anything else, the
-    engine's PuzzleError for a letter typed with two digits."""
+    """Read fixed digits typed as "E=5, M=1" (or "E5 M1", or full-width "Ｅ＝５、Ｍ＝１", or
+    "い=2"); OptionsError on anything else, the engine's PuzzleError for a letter typed with
+    two digits. Letters fold as the puzzle's do (fold_letter)."""
     fixed: dict[str, int] = {}
-    for part in text.replace(",", " ").replace(";", " ").split():
+    folded = fold(text)[0]
+    for part in folded.replace(",", " ").replace(";", " ").replace("、", " ").split():
         letter, _, written = part.partition("=") if "=" in part else (part[:1], "", part[1:])
-        letter = letter.strip().upper()
+        letter = fold_letter(letter.strip())
         # Decimal ASCII digits only, like the JSON API's integers ('²'.isdigit() holds, but
         # int('²') raises; int() reads '٥' and '1_0').
         digit = whole_number(written)
-        if len(letter) != 1 or not letter.isascii() or not letter.isalpha():
+        if len(letter) != 1 or not letter.isalpha():
             raise OptionsError(f"cannot read fixed digit {part!r}: write E=5", "options.fixed")
         if digit is None or digit < 0:
             raise OptionsError(f"cannot read fixed digit {part!r}: write E=5", "options.fixed")

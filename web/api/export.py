@@ -54,8 +54,9 @@ def csv_lines(job: Job, job_store: JobStore) -> Iterator[str]:
 
 
 def jsonl_lines(job: Job, job_store: JobStore) -> Iterator[str]:
-    """The JSON Lines text: one letter -> digit object per solution."""
-    fields = ",".join(json.dumps(letter) + ":{}" for letter in job.letters)
+    """The JSON Lines text (UTF-8): one letter -> digit object per solution, keyed by the
+    puzzle's own symbols."""
+    fields = ",".join(json.dumps(letter, ensure_ascii=False) + ":{}" for letter in job.letters)
     return _lines(job, job_store, "", "{{" + fields + "}}\n")
 
 

@@ -25,9 +25,7 @@ SAYINGS: dict[ErrorCode, Say] = {
     ),
     ErrorCode.WORDS_NOT_A_LIST: lambda v: _("The words must be given as a list."),
     ErrorCode.NO_WORDS: lambda v: _("Give at least one word."),
-    ErrorCode.BAD_WORD: lambda v: _(
-        "Each word must be made of the letters A-Z only, not %(word)s.", **v
-    ),
+    ErrorCode.BAD_WORD: lambda v: _("Each word must be made of letters only, not %(word)s.", **v),
     ErrorCode.DIGIT_OUTSIDE_BASE: lambda v: _(
         "The digit %(digit)s does not exist in base %(base)s.", **v
     ),
@@ -38,8 +36,13 @@ SAYINGS: dict[ErrorCode, Say] = {
     ),
     ErrorCode.EMPTY: lambda v: _("Type a puzzle first."),
     ErrorCode.UNEXPECTED_CHARACTER: lambda v: _(
-        "%(char)s cannot be used in a puzzle: write words of letters A-Z, numbers, "
-        "+ - * / ^ ( ) and =, with ; or new lines between equations.",
+        "“%(char)s” (%(codepoint)s) cannot be used in a puzzle: write words of letters, "
+        "numbers, + - * / ^ ( ) and =, with ; or new lines between equations.",
+        **v,
+    ),
+    ErrorCode.COMBINING_MARK: lambda v: _(
+        "The mark ◌%(char)s (%(codepoint)s, %(name)s) cannot be part of a word: each letter "
+        "stands for one digit, so write the words without vowel, tone or accent marks.",
         **v,
     ),
     ErrorCode.TRIPLE_EQUALS: lambda v: _(
@@ -111,12 +114,14 @@ CONFLICTS = frozenset(
 
 
 def _values(exc: PuzzleError) -> dict[str, Any]:
-    """The error's values as the sentences show them: characters and words quoted, caps and
-    bit counts written for the locale."""
+    """The error's values as the sentences show them: words quoted, a character as typed (the
+    sentence quotes it; an invisible one is its U+ number), caps and bit counts written for
+    the locale."""
     values = dict(exc.params)
-    for key in ("char", "word"):
-        if key in values:
-            values[key] = repr(values[key])
+    if "word" in values:
+        values["word"] = repr(values["word"])
+    if "char" in values and not str(values["char"]).isprintable():
+        values["char"] = values["codepoint"]  # a control character shows as its number
     for key in ("cap", "bits"):
         if key in values:
             values[key] = number(values[key])

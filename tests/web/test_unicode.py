@@ -1,0 +1,141 @@
+"""Puzzles typed in the user's own script through the API and the form (issue 24)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from jobstore import JobStore
+from tests.support.processes import wait_job
+from tests.support.web import assert_problem
+from tests.support.web import submit_form as submit
+
+SEND = {"S": 9, "E": 5, "N": 6, "D": 7, "M": 1, "O": 0, "R": 8, "Y": 2}
+
+
+def _job(client: FlaskClient, job_store: JobStore, puzzle: str, mode: str = "solve") -> Any:
+    """POST a job, wait for it, and return its finished status."""
+    response = client.post("/api/jobs", json={"puzzle": puzzle, "mode": mode})
+    assert response.status_code == 202, response.get_data(as_text=True)
+    job_id = response.get_json()["id"]
+    wait_job(job_store, job_id)
+    return client.get(f"/api/jobs/{job_id}").get_json()
+
+
+@pytest.mark.parametrize(
+    ("puzzle", "canonical", "solutions"),
+    [
+        ("SEND＋MORE＝MONEY", "SEND + MORE = MONEY", 1),
+        ("いち＋いち＝にい", "いち + いち = にい", 4),
+        ("ＴＯＭ×１３＝ＤＡＬＥＹ", "TOM * 13 = DALEY", 1),
+        ("กข + ขก = คค", "กข + ขก = คค", 32),
+        ("ДА + ДА = НЕТ", "ДА + ДА = НЕТ", 16),
+    ],
+)
+def test_the_api_counts_a_typed_puzzle_and_keys_it_by_its_symbols(
+    client: FlaskClient,
+    job_store: JobStore,
+    web_workers: Any,
+    puzzle: str,
+    canonical: str,
+    solutions: int,
+) -> None:
+    """The counts are those of the transliterations (tests/engine/test_unicode.py brute-forces
+    them: IC+IC=NI 4, AB+BA=CC 32, DA+DA=NET 16)."""
+    done = _job(client, job_store, puzzle, "count")
+    assert done["state"] == "succeeded" and done["puzzle"] == canonical
+    assert done["solutions_found"] == solutions
+    solved = _job(client, job_store, puzzle)
+    symbols = set(re.sub(r"[^\w]|\d", "", canonical))
+    assert set(solved["solution"]) == symbols
+
+
+def test_full_width_and_half_width_are_one_job(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    first = client.post("/api/jobs", json={"puzzle": "ｓｅｎｄ＋ｍｏｒｅ＝ｍｏｎｅｙ"}).get_json()
+    again = client.post("/api/jobs", json={"puzzle": "SEND + MORE = MONEY"}).get_json()
+    assert first["id"] == again["id"]
+    wait_job(job_store, first["id"])
+    assert client.get(f"/api/jobs/{first['id']}").get_json()["solution"] == SEND
+
+
+def test_an_export_keeps_the_symbols_in_utf_8(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    done = _job(client, job_store, "いち＋いち＝にい", "enumerate")
+    lines = client.get(f"/api/jobs/{done['id']}/export?format=jsonl").get_data(as_text=True)
+    rows = [json.loads(line) for line in lines.splitlines()]
+    assert {"い": 2, "ち": 1, "に": 4} in rows and len(rows) == 4
+    assert '"い":' in lines
+    csv = client.get(f"/api/jobs/{done['id']}/export?format=csv").get_data(as_text=True)
+    assert csv.splitlines()[0] == "い,ち,に"
+
+
+def test_api_errors_point_at_the_typed_character(client: FlaskClient) -> None:
+    problem = assert_problem(client.post("/api/jobs", json={"puzzle": "いち＋いち！＝にい"}), 422)
+    assert problem["position"] == 5 and problem["code"] == "unexpected_character"
+    assert "'！' (U+FF01)" in problem["detail"]
+    mark = assert_problem(client.post("/api/jobs", json={"puzzle": "หนึ่ง + ก = ข"}), 422)
+    assert mark["position"] == 2 and mark["code"] == "combining_mark"
+
+
+def test_the_japanese_form_solves_the_seed_puzzle_and_draws_the_sum(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    client.get("/?lang=ja")
+    response = submit(client, puzzle="SEND＋MORE＝MONEY")
+    assert response.status_code == 303, response.get_data(as_text=True)[:500]
+    job_id = response.headers["Location"].rsplit("/", 1)[1]
+    wait_job(job_store, job_id)
+    page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
+    drawn = re.search(r'<pre class="sum" id="sum">(.*?)</pre>', page, re.S)
+    assert drawn and html.unescape(drawn.group(1)).splitlines() == [
+        "  S E N D      9 5 6 7",
+        "+ M O R E    + 1 0 8 5",
+        "---------    ---------",
+        "M O N E Y    1 0 6 5 2",
+    ]
+
+
+def test_the_form_draws_a_kana_sum_aligned_by_display_width(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    client.get("/?lang=ja")
+    response = submit(client, puzzle="いち＋いち＝にい", fixed="い＝２、ち＝１")
+    job_id = response.headers["Location"].rsplit("/", 1)[1]
+    wait_job(job_store, job_id)
+    page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
+    drawn = re.search(r'<pre class="sum" id="sum">(.*?)</pre>', page, re.S)
+    assert drawn and html.unescape(drawn.group(1)).splitlines() == [
+        "  い ち      2 1",
+        "+ い ち    + 2 1",
+        "-------    -----",
+        "  に い      4 2",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("ja", "6 文字目: 「！」（U+FF01）は使えない文字です"),
+        ("th", "ใช้ “！” (U+FF01) ในโจทย์ไม่ได้"),
+        ("en", "unexpected character '！' (U+FF01)"),
+    ],
+)
+def test_the_form_names_an_unknown_character_in_the_page_language(
+    client: FlaskClient, lang: str, words: str
+) -> None:
+    client.get(f"/?lang={lang}")
+    page = submit(client, puzzle="いち＋いち！＝にい").get_data(as_text=True)
+    found = re.search(r'id="puzzle-error" role="alert">(.*?)</p>', page, re.S)
+    assert found and words in html.unescape(found.group(1))
+    if lang != "en":
+        assert "unexpected" not in found.group(1) and "A-Z" not in found.group(1)
+    caret = re.search(r'<pre class="caret" aria-hidden="true">(.*?)</pre>', page, re.S)
+    assert caret and caret.group(1).splitlines() == ["いち＋いち！＝にい", " " * 10 + "^"]
