@@ -213,3 +213,37 @@ def test_warning_offers_count_instead(browser: Any, live_server: str, javascript
         page.wait_for_selector(DONE, timeout=60_000)
         assert page.locator("#counted").inner_text() == "この問題の解は 1,131,120 個です。"
         assert page.locator("#solutions").count() == 0
+
+
+def test_japanese_form_solves_full_width_send_more_money(
+    browser: Any, live_server: str, artifacts: Path
+) -> None:
+    """Seed 000's title as a Japanese input method types it: full-width ＋ and ＝."""
+    with new_tab(browser, lang="ja") as page:
+        page.goto(live_server + "/")
+        assert page.locator("html").get_attribute("lang") == "ja"
+        page.locator("#puzzle").press_sequentially("SEND＋MORE＝MONEY")
+        page.click("#submit")
+        page.wait_for_url(f"{live_server}/jobs/*")
+        page.locator("#answer-line").wait_for()
+        assert "9567 + 1085 = 10652" in page.locator("#answer-line").inner_text()
+        assert page.locator("#sum").inner_text().splitlines() == [
+            "  S E N D      9 5 6 7",
+            "+ M O R E    + 1 0 8 5",
+            "---------    ---------",
+            "M O N E Y    1 0 6 5 2",
+        ]
+        page.screenshot(path=str(artifacts / "24-ja-full-width.png"), full_page=True)
+        assert page.csp == [] and page.dialogs == [] and page.errors == []
+
+
+def test_japanese_form_names_a_full_width_mistake_in_japanese(
+    browser: Any, live_server: str
+) -> None:
+    with new_tab(browser, lang="ja") as page:
+        page.goto(live_server + "/")
+        page.locator("#puzzle").press_sequentially("いち＋いち！＝にい")
+        page.click("#submit")
+        error = page.locator("#puzzle-error").inner_text()
+        assert "6 文字目: 「！」（U+FF01）は使えない文字です" in error
+        assert "unexpected" not in error
