@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+from pathlib import Path
 
 import pytest
 
@@ -252,3 +253,25 @@ def test_the_column_sum_aligns_wide_symbols_by_display_width() -> None:
     ]
     widths = {display_width(line.split("    ")[0]) for line in shown.splitlines()}
     assert widths == {7}
+
+
+def test_superscripts_and_fractions_are_refused_not_read_as_digits() -> None:
+    for typed, position in (("A² + B² = C²", 1), ("½A = B", 0), ("A₂ = B", 1)):
+        with pytest.raises(PuzzleError) as info:
+            alphametic.parse(typed)
+        assert info.value.code is ErrorCode.UNEXPECTED_CHARACTER
+        assert info.value.position == position
+
+
+@pytest.mark.parametrize(
+    ("typed", "ascii_text", "count"),
+    [("いち + いち = にい", "IC+IC=NI", 4), ("กข + ขก = คค", "AB+BA=CC", 32)],
+)
+def test_the_famous_puzzles_in_their_own_script_have_the_counts_shown(
+    typed: str, ascii_text: str, count: int
+) -> None:
+    """The ja and th pages' own famous puzzles (web/pages/views.py LOCAL_FAMOUS, whose notes
+    tests/web/test_unicode.py checks against the engine) and the README's table rows."""
+    assert alphametic.count(alphametic.parse(typed)) == len(brute_force(ascii_text)) == count
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert f"| `{typed}` | {count} |" in readme

@@ -10,10 +10,12 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+import alphametic
 from jobstore import JobStore
 from tests.support.processes import wait_job
 from tests.support.web import assert_problem
 from tests.support.web import submit_form as submit
+from web.pages.views import LOCAL_FAMOUS
 
 SEND = {"S": 9, "E": 5, "N": 6, "D": 7, "M": 1, "O": 0, "R": 8, "Y": 2}
 
@@ -139,3 +141,16 @@ def test_the_form_names_an_unknown_character_in_the_page_language(
         assert "unexpected" not in found.group(1) and "A-Z" not in found.group(1)
     caret = re.search(r'<pre class="caret" aria-hidden="true">(.*?)</pre>', page, re.S)
     assert caret and caret.group(1).splitlines() == ["いち＋いち！＝にい", " " * 10 + "^"]
+
+
+@pytest.mark.parametrize(("lang", "shown"), [("ja", "いち + いち = にい"), ("th", "กข + ขก = คค")])
+def test_each_language_has_a_famous_puzzle_in_its_own_script(
+    client: FlaskClient, lang: str, shown: str
+) -> None:
+    (text, mode, base, note) = LOCAL_FAMOUS[lang][0]
+    assert text == shown
+    count = alphametic.count(alphametic.parse(text, base=base))
+    page = client.get(f"/?lang={lang}").get_data(as_text=True)
+    assert f"<code>{shown}</code>" in page
+    assert str(count) in page[page.index(f"<code>{shown}</code>") :].split("</li>")[0]
+    assert shown not in client.get("/?lang=en").get_data(as_text=True)

@@ -22,7 +22,7 @@ from alphametic import PuzzleError, render
 from jobstore import Job, Mode, NotHeld, OptionsError, TooManyJobs, Unavailable
 from web.api import estimates
 from web.errors.answers import Refusal
-from web.i18n import _, _l, duration, ngettext, number
+from web.i18n import _, _l, duration, locale_tag, ngettext, number
 from web.lookups import (
     QUEUE_FULL_RETRY,
     answer_of,
@@ -61,6 +61,11 @@ FAMOUS = [
     ("CP + IS + FUN = TRUE", "enumerate", 16, _l("39,564 solutions")),
     ("CP + IS + FUN = TRUE", "enumerate", 24, _l("1,131,120 solutions in about 2 seconds")),
 ]
+# Famous puzzles in the page's own script, after the others (counts: tests/engine/test_unicode).
+LOCAL_FAMOUS = {
+    "ja": [("いち + いち = にい", "enumerate", 10, _l("kana as letters: 4 solutions"))],
+    "th": [("กข + ขก = คค", "enumerate", 10, _l("Thai letters: 32 solutions"))],
+}
 
 
 def _show_form(
@@ -73,7 +78,7 @@ def _show_form(
         "index.html",
         form=values,
         errors=errors,
-        famous=FAMOUS,
+        famous=FAMOUS + LOCAL_FAMOUS.get(locale_tag(), []),
         policies=forms.POLICIES,
         modes=choices,
         button=button,
