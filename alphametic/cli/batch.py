@@ -14,7 +14,7 @@ from ..language.puzzle import Puzzle, PuzzleError
 from ..search import Search, as_dict
 from .console import Console, catch_interrupt
 
-__all__ = ["QUOTE", "open_batch", "run_batch"]
+__all__ = ["QUOTE", "open_batch", "result", "run_batch"]
 
 QUOTE = 80  # most characters of a bad line quoted back in its error
 
@@ -37,8 +37,8 @@ def run_batch(
             _print(console, {"puzzle": _quote(line), "error": str(exc)})
             continue
         with catch_interrupt(console):  # only here: Ctrl-C while reading stdin stops at once
-            result = _result(puzzle, mode, started, console.check)
-        _print(console, result)
+            found = result(puzzle, Search(puzzle, check=console.check), mode, started)
+        _print(console, found)
         if console.stop_requested:
             break
     return bad
@@ -50,22 +50,24 @@ def _print(console: Console, result: dict[str, Any]) -> None:
     console.flush()
 
 
-def _result(
-    puzzle: Puzzle, mode: str, started: float, check: Callable[[Search], bool]
-) -> dict[str, Any]:
-    """Return the JSON object for one puzzle, complete False when Ctrl-C cut its search short."""
-    result: dict[str, Any] = {"puzzle": puzzle.text, "options": puzzle.options()}
-    search = Search(puzzle, check=check)
+def result(puzzle: Puzzle, search: Search, mode: str, started: float) -> dict[str, Any]:
+    """Return the JSON object of one puzzle's search in a mode (first, all or count).
+
+    "count" is every solution (count and all modes). First mode reports "found" instead, 0 or
+    1: it proves that a solution exists (or, with 0, that none does), not how many there are.
+    "complete" is False when Ctrl-C cut the search short (then nothing is proved).
+    """
+    out: dict[str, Any] = {"puzzle": puzzle.text, "options": puzzle.options(), "mode": mode}
     if mode == "count":
-        result["count"] = search.count()
+        out["count"] = search.count()
     else:
         limit = None if mode == "all" else 1
         solutions = [as_dict(puzzle, c) for c in islice(search.solutions(), limit)]
-        result["count"] = len(solutions)
-        result["solutions"] = solutions
-    result["complete"] = not search.stopped
-    result["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 3)
-    return result
+        out["found" if mode == "first" else "count"] = len(solutions)
+        out["solutions"] = solutions
+    out["complete"] = not search.stopped
+    out["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 3)
+    return out
 
 
 def _quote(line: str) -> str:
@@ -81,8 +83,8 @@ def open_batch(name: str) -> TextIO:
 
 
 def _puzzle_lines(source: Iterable[str]) -> Iterator[str]:
-    """Yield the stripped non-blank lines."""
+    """Yield the stripped lines that are neither blank nor comments (starting with '#')."""
     for line in source:
         text = line.strip()
-        if text:
+        if text and not text.startswith("#"):
             yield text

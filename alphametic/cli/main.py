@@ -9,14 +9,14 @@ import sys
 import time
 from collections.abc import Sequence
 from importlib import metadata
-from typing import Any, TextIO
+from typing import TextIO
 
 from ..explain.walkthrough import SEARCH_SECONDS, explain
 from ..language.puzzle import LeadingZeros, Puzzle, PuzzleError, parse
 from ..linear.native import EngineError, describe, engine
 from ..render import caret, render_line, render_sum
-from ..search import Search, as_dict
-from .batch import open_batch, run_batch
+from ..search import Search
+from .batch import open_batch, result, run_batch
 from .console import Console, OutputError, ProgressBar, catch_interrupt, emit, silence_stdout
 
 __all__ = ["main"]
@@ -140,7 +140,12 @@ def _build_parser() -> argparse.ArgumentParser:
         help="count the solutions without listing them",
     )
     solve.set_defaults(mode="first")
-    solve.add_argument("--json", action="store_true", help="print JSON instead of text")
+    solve.add_argument(
+        "--json",
+        action="store_true",
+        help='print JSON instead of text (without --all or --count: "found" 0 or 1, which '
+        "proves whether a solution exists, not how many)",
+    )
     solve.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -150,7 +155,8 @@ def _build_parser() -> argparse.ArgumentParser:
     solve.add_argument(
         "--batch",
         metavar="FILE",
-        help="solve one puzzle per line of FILE ('-' for stdin), print JSON lines",
+        help="solve one puzzle per line of FILE ('-' for stdin; blank lines and lines starting "
+        "with # are skipped), print JSON lines",
     )
     solve.add_argument("puzzle", nargs="*", metavar="PUZZLE", help="the puzzle text")
     explain_command = commands.add_parser(
@@ -301,17 +307,9 @@ def _print_json(puzzle: Puzzle, search: Search, mode: str, console: Console, sta
             console.line(template % compact)
             found += 1
         return found
-    result: dict[str, Any] = {"puzzle": puzzle.text, "options": puzzle.options()}
-    if mode == "count":
-        result["count"] = search.count()
-    else:
-        first = next(search.solutions(), None)
-        result["count"] = 0 if first is None else 1
-        result["solutions"] = [] if first is None else [as_dict(puzzle, first)]
-    result["complete"] = not search.stopped
-    result["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 3)
-    console.line(json.dumps(result, ensure_ascii=False))
-    return int(result["count"])
+    out = result(puzzle, search, mode, started)
+    console.line(json.dumps(out, ensure_ascii=False))
+    return int(out["count"] if mode == "count" else out["found"])
 
 
 def _run_batch(args: argparse.Namespace) -> int:

@@ -67,7 +67,11 @@ def test_count_and_json() -> None:
 def test_json_first_and_all_modes() -> None:
     first = json.loads(run("solve", "--json", "SEND+MORE=MONEY").stdout)
     assert first["puzzle"] == "SEND + MORE = MONEY"
-    assert (first["count"], first["solutions"]) == (1, [SEND])
+    assert (first["mode"], first["found"], first["solutions"]) == ("first", 1, [SEND])
+    assert "count" not in first  # one solution found proves one exists, not that it is alone
+    odd = json.loads(run("solve", "--json", "ODD + ODD = EVEN").stdout)
+    assert (odd["found"], odd["complete"], "count" in odd) == (1, True, False)
+    assert json.loads(run("solve", "--count", "--json", "ODD + ODD = EVEN").stdout)["count"] == 2
     assert first["options"] == {"base": 10, "leading_zeros": "multi-letter", "fixed": {}}
     every = run("solve", "--all", "--json", "--base", "16", "SEND+MORE=MONEY")
     lines = json_lines(every.stdout)  # JSON Lines: one letter -> digit object per solution
@@ -127,7 +131,10 @@ def test_bad_input_exits_2_without_a_traceback(args: list[str], message: str) ->
 
 def test_batch_file_goes_on_past_a_bad_line(tmp_path: Path) -> None:
     batch = tmp_path / "puzzles.txt"
-    batch.write_text("SEND + MORE = MONEY\n\n  A + ? = B  \nAB + DC = CBB\nI + BB == ILL\n")
+    batch.write_text(
+        "# classics\nSEND + MORE = MONEY\n\n  A + ? = B  \n  # no solution:\nAB + DC = CBB\n"
+        "I + BB == ILL\n"
+    )
     out = run("solve", "--batch", str(batch))
     assert out.returncode == 2  # one line was bad
     results = json_lines(out.stdout)
@@ -137,9 +144,9 @@ def test_batch_file_goes_on_past_a_bad_line(tmp_path: Path) -> None:
         "AB + DC = CBB",
         "I + BB = ILL",
     ]
-    assert results[0]["solutions"] == [SEND] and results[0]["count"] == 1
-    assert "unexpected character '?'" in results[1]["error"] and "count" not in results[1]
-    assert results[2]["count"] == 0 and results[2]["solutions"] == []
+    assert results[0]["solutions"] == [SEND] and results[0]["found"] == 1
+    assert "unexpected character '?'" in results[1]["error"] and "found" not in results[1]
+    assert results[2]["found"] == 0 and results[2]["solutions"] == []
     assert results[3]["solutions"] == [{"B": 9, "I": 1, "L": 0}]
     assert all(r["elapsed_ms"] >= 0 for r in results if "error" not in r)
 
@@ -401,7 +408,7 @@ def test_batch_quotes_at_most_80_characters_of_a_bad_line() -> None:
     assert out.returncode == 2
     first, second = json_lines(out.stdout)
     assert first["puzzle"] == bad[:80] + "…" and "longer than" in first["error"]
-    assert len(out.stdout) < 1000 and second["count"] == 1
+    assert len(out.stdout) < 1000 and second["found"] == 1
 
 
 def test_solve_keeps_the_typed_symbols_and_aligns_wide_ones() -> None:

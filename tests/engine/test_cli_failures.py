@@ -114,7 +114,7 @@ def test_ctrl_c_while_a_batch_waits_for_stdin_stops_at_once() -> None:
     try:
         os.write(writer, b"SEND + MORE = MONEY\n")
         assert proc.stdout is not None
-        assert json.loads(proc.stdout.readline())["count"] == 1
+        assert json.loads(proc.stdout.readline())["found"] == 1
         proc.send_signal(signal.SIGINT)  # waiting for the next line, outside any search
         _, err = proc.communicate(timeout=60)
     finally:
