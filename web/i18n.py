@@ -1,8 +1,9 @@
 """The pages in English, Japanese and Thai: the locale of a request and the numbers it shows.
 
 The locale comes from ?lang= (then remembered in a cookie), else that cookie, else the
-browser's Accept-Language, else English. Only pages are translated: the JSON API's problem
-details stay English (web/README.md).
+browser's Accept-Language, else English. Pages are translated, and so are the JSON API's
+explanations and the details of its puzzle errors (by code); its other problem details stay
+English (web/README.md).
 """
 
 from __future__ import annotations

@@ -139,7 +139,7 @@ DEEP = "(" * 60 + "A" + ")" * 60 + " = B"
         ("th", "12 = 3 * 4", "10", "โจทย์นี้ไม่มีตัวอักษรเลย"),
         ("ja", "A === B", "10", "3 文字目: === という演算子はありません。"),
         ("th", "A = B (C)", "10", "ควรเป็นเครื่องหมายคำนวณหรือจุดจบของสมการ ไม่ใช่ ("),
-        ("en", "A / 0 = B", "10", "character 3: division by the literal 0"),
+        ("en", "A / 0 = B", "10", "Character 3: A number cannot be divided by 0."),
     ],
 )
 def test_new_puzzle_errors_are_said_in_the_language(

@@ -30,7 +30,7 @@ CASES = [
         "0 to 15",
     ),
     ({"fixed": {"Z": 1}}, {"fixed": "Z=1"}, "options.fixed.Z", "fixed", "does not occur"),
-    ({"fixed": {"E": 5, "M": 5}}, {"fixed": "E=5 M=5"}, "options.fixed", "fixed", "cannot all"),
+    ({"fixed": {"E": 5, "M": 5}}, {"fixed": "E=5 M=5"}, "options.fixed", "fixed", "both given 5"),
 ]
 
 
@@ -139,7 +139,7 @@ def test_a_letter_fixed_twice_is_refused_as_the_api_does(client: FlaskClient) ->
     assert estimate["detail"] == api["detail"] == "letter E is fixed twice, to 5 and 6"
     response = submit_form(client, puzzle="SEND + MORE = MONEY", fixed="A=1, A=2")
     assert response.status_code == 422
-    assert "letter A is fixed twice, to 1 and 2" in fixed_error(response)
+    assert "A is given two digits, 1 and 2." in fixed_error(response)
 
 
 def test_a_letter_given_the_same_digit_twice_is_fine(client: FlaskClient, web_workers: Any) -> None:

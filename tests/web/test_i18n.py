@@ -100,13 +100,20 @@ def test_error_pages_are_translated(client: FlaskClient, lang: str, words: str) 
     assert response.status_code == 404 and words in response.get_data(as_text=True)
 
 
-def test_api_problems_stay_english(client: FlaskClient) -> None:
+def test_api_problems_follow_accept_language_for_engine_errors_only(client: FlaskClient) -> None:
+    """An engine error's detail is said by its code in the asked language; the others stay
+    English (they are about the request's JSON shape, for programs)."""
     body = client.post(
         "/api/jobs",
         json={"puzzle": "A + B =", "options": {"base": 99}},
         headers={"Accept-Language": "ja"},
     ).get_json()
-    assert "base" in body["detail"] and body["field"] == "options.base"
+    assert "基数は 2 から 36" in body["detail"] and body["field"] == "options.base"
+    assert body["code"] == "base_out_of_range"
+    shape = client.post(
+        "/api/jobs", json={"puzzle": "A = B", "mode": 3}, headers={"Accept-Language": "ja"}
+    ).get_json()
+    assert shape["field"] == "mode" and shape["detail"].isascii()
 
 
 @pytest.mark.parametrize(
@@ -145,7 +152,7 @@ def test_babel_config_names_every_source() -> None:
         ),
         ("th", "SEND + MORE", "สมการต้องมีเครื่องหมาย ="),
         ("ja", "ABCDEFGHIJK = ABCDEFGHIJK", "11 種類の文字"),
-        ("en", 'SEND + M"ORE = MONEY', "cannot be read at character 9: unexpected character"),
+        ("en", 'SEND + M"ORE = MONEY', 'Character 9: “"” (U+0022) cannot be used in a puzzle'),
     ],
 )
 def test_puzzle_errors_are_said_in_the_language(

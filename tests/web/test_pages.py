@@ -93,7 +93,7 @@ def test_bad_puzzle_reshows_form(client: FlaskClient) -> None:
     assert response.status_code == 422
     page = response.get_data(as_text=True)
     assert ">\nSEND + M&#34;ORE = MONEY</textarea>" in page
-    assert 'id="puzzle-error"' in page and "cannot be read at character 9" in page
+    assert 'id="puzzle-error"' in page and "Character 9: “&#34;” (U+0022) cannot be used" in page
     assert 'aria-invalid="true"' in page and 'value="16"' in page
 
 

@@ -127,7 +127,7 @@ def test_the_form_draws_a_kana_sum_aligned_by_display_width(
     [
         ("ja", "6 文字目: 「！」（U+FF01）は使えない文字です"),
         ("th", "ใช้ “！” (U+FF01) ในโจทย์ไม่ได้"),
-        ("en", "unexpected character '！' (U+FF01)"),
+        ("en", "Character 6: “！” (U+FF01) cannot be used in a puzzle"),
     ],
 )
 def test_the_form_names_an_unknown_character_in_the_page_language(
@@ -154,3 +154,22 @@ def test_each_language_has_a_famous_puzzle_in_its_own_script(
     assert f"<code>{shown}</code>" in page
     assert str(count) in page[page.index(f"<code>{shown}</code>") :].split("</li>")[0]
     assert shown not in client.get("/?lang=en").get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("ja", "「！」（U+FF01）は使えない文字です"),
+        ("th", "ใช้ “！” (U+FF01)"),
+        ("en", "unexpected"),
+    ],
+)
+def test_api_puzzle_problems_follow_accept_language(
+    client: FlaskClient, language: str, words: str
+) -> None:
+    response = client.post(
+        "/api/jobs", json={"puzzle": "いち＋いち！＝にい"}, headers={"Accept-Language": language}
+    )
+    problem = assert_problem(response, 422)
+    assert words in problem["detail"]
+    assert (problem["code"], problem["position"]) == ("unexpected_character", 5)

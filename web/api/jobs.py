@@ -11,7 +11,9 @@ from jobstore import Job, Mode, NotHeld, OptionsError, Submission, TooManyJobs
 from jobstore.admission import check_options
 from web.api import estimates, export
 from web.bodies import check_json_depth, whole_number
+from web.errors import puzzle as puzzle_sayings
 from web.errors.problems import ApiProblem
+from web.i18n import locale_tag
 from web.lookups import (
     QUEUE_FULL_RETRY,
     canonical_id,
@@ -44,11 +46,15 @@ def _option_problem(exc: OptionsError) -> ApiProblem:
 
 def _puzzle_problem(exc: PuzzleError) -> ApiProblem:
     """The 422 problem of an engine error, with its code: a bad puzzle (and where), or a bad
-    option value, naming the option ("options.fixed.E", ...)."""
+    option value, naming the option ("options.fixed.E", ...).
+
+    Its detail is in the request's language (Accept-Language, as /explain): the engine's own
+    English sentence, else the pages' sentence for the code; `position` stays 0-based."""
+    detail = str(exc) if locale_tag() == "en" else puzzle_sayings.message(exc)
     if exc.field != "puzzle":
-        return ApiProblem(422, str(exc), slug="puzzle-error", field=exc.field, code=exc.code)
+        return ApiProblem(422, detail, slug="puzzle-error", field=exc.field, code=exc.code)
     return ApiProblem(
-        422, str(exc), slug="puzzle-error", field="puzzle", position=exc.position, code=exc.code
+        422, detail, slug="puzzle-error", field="puzzle", position=exc.position, code=exc.code
     )
 
 

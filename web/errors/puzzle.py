@@ -2,8 +2,9 @@
 
 The engine says each error in English (alphametic.PuzzleError.message) and gives its code and
 the values it is about (alphametic.language.errors). SAYINGS holds, for every code, how the
-pages say it through gettext (web/translations); tests/web/test_error_codes.py walks the whole
-code table in each language.
+pages (English ones too: plain sentences, one name per field) and the API's problem details
+say it through gettext (web/translations); tests/web/test_error_codes.py walks the whole code
+table in each language.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from alphametic import ErrorCode, PuzzleError
-from web.i18n import _, locale_tag, number
+from web.i18n import _, number
 
 Say = Callable[[dict[str, Any]], str]
 
@@ -73,26 +74,26 @@ SAYINGS: dict[ErrorCode, Say] = {
     ErrorCode.BASE_OUT_OF_RANGE: lambda v: _("The base must be a whole number from 2 to 36."),
     ErrorCode.UNKNOWN_POLICY: lambda v: _("Choose one of the rules for leading zeros in the list."),
     ErrorCode.FIXED_NOT_A_MAPPING: lambda v: _(
-        "Write fixed digits as letter=digit pairs, for example E=5, M=1."
+        "Write known digits as letter=digit pairs, for example E=5, M=1."
     ),
     ErrorCode.FIXED_LETTER_INVALID: lambda v: _(
-        "Write fixed digits as letter=digit pairs, for example E=5, M=1."
+        "Write known digits as letter=digit pairs, for example E=5, M=1."
     ),
     ErrorCode.FIXED_DIGIT_NOT_INTEGER: lambda v: _(
-        "The digit fixed for %(letter)s must be a whole number.", **v
+        "The known digit of %(letter)s must be a whole number.", **v
     ),
     ErrorCode.FIXED_DIGIT_OUTSIDE_BASE: lambda v: _(
-        "%(letter)s is fixed to %(digit)s, but base %(base)s only has the digits 0 to %(top)s.",
+        "%(letter)s is given %(digit)s, but base %(base)s only has the digits 0 to %(top)s.",
         **v,
     ),
     ErrorCode.FIXED_LETTER_ABSENT: lambda v: _(
-        "%(letter)s does not occur in the puzzle, so it cannot be fixed.", **v
+        "%(letter)s does not occur in the puzzle, so it cannot have a known digit.", **v
     ),
     ErrorCode.LETTER_FIXED_TWICE: lambda v: _(
         "%(letter)s is given two digits, %(first)s and %(second)s.", **v
     ),
     ErrorCode.DIGIT_FIXED_TWICE: lambda v: _(
-        "%(first)s and %(second)s are both fixed to %(digit)s, but different letters "
+        "%(first)s and %(second)s are both given %(digit)s, but different letters "
         "stand for different digits.",
         **v,
     ),
@@ -102,15 +103,6 @@ SAYINGS: dict[ErrorCode, Say] = {
         **v,
     ),
 }
-
-#: Why fixed digits cannot all hold together (English pages wrap the engine's own words).
-CONFLICTS = frozenset(
-    {
-        ErrorCode.LETTER_FIXED_TWICE,
-        ErrorCode.DIGIT_FIXED_TWICE,
-        ErrorCode.LEADING_LETTER_FIXED_TO_ZERO,
-    }
-)
 
 
 def _values(exc: PuzzleError) -> dict[str, Any]:
@@ -131,11 +123,3 @@ def _values(exc: PuzzleError) -> dict[str, Any]:
 def message(exc: PuzzleError) -> str:
     """The engine's error said in the page's language, from its code and values."""
     return SAYINGS[exc.code](_values(exc))
-
-
-def say(exc: PuzzleError) -> str | None:
-    """The engine's error in the page's language, or None in English (the engine's own words
-    say the most, and the page shows them)."""
-    if locale_tag() == "en":
-        return None
-    return message(exc)

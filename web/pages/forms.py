@@ -11,7 +11,7 @@ from jobstore import Mode, OptionsError
 from web.api.estimates import parse_fixed
 from web.bodies import whole_number
 from web.errors import puzzle
-from web.i18n import _, _l, locale_tag
+from web.i18n import _, _l
 
 DEFAULT_FORM = {
     "puzzle": "",
@@ -70,38 +70,26 @@ def field_of(exc: OptionsError | PuzzleError) -> str:
 
 
 def option_message(exc: OptionsError | PuzzleError) -> str:
-    """Say what is wrong with an option in the page's language.
-
-    An option value the engine refuses is said by its code; why fixed digits cannot all hold
-    is said on English pages in the engine's own words.
-    """
+    """Say what is wrong with an option in the page's language (an engine error by its code,
+    in English too: the pages' plain sentences, not the engine's)."""
     if isinstance(exc, PuzzleError):
-        if exc.code in puzzle.CONFLICTS and locale_tag() == "en":
-            return _("These fixed digits cannot all hold (%(detail)s).", detail=exc.message)
         return puzzle.message(exc)
     messages = {
         "options.base": _("The base must be a whole number from 2 to 36."),
         "options.leading_zeros": _("Choose one of the rules for leading zeros in the list."),
-        "options.fixed": _("Write fixed digits as letter=digit pairs, for example E=5, M=1."),
+        "options.fixed": _("Write known digits as letter=digit pairs, for example E=5, M=1."),
         "mode": _("Choose what to find: one solution, every solution or the count."),
     }
     return messages.get(".".join(exc.field.split(".")[:2]), str(exc))
 
 
 def puzzle_message(exc: PuzzleError) -> str:
-    """Say what is wrong with the puzzle, and where, in the page's language."""
-    detail = puzzle.say(exc)
-    if exc.position is not None:
-        if detail is not None:
-            return _("Character %(position)s: %(detail)s", position=exc.position + 1, detail=detail)
-        return _(
-            "The puzzle cannot be read at character %(position)s: %(detail)s",
-            position=exc.position + 1,
-            detail=exc.message,
-        )
-    if detail is not None:
+    """Say what is wrong with the puzzle, and where (counting characters from 1), in the page's
+    language."""
+    detail = puzzle.message(exc)
+    if exc.position is None:
         return detail
-    return _("The puzzle cannot be read: %(detail)s", detail=exc.message)
+    return _("Character %(position)s: %(detail)s", position=exc.position + 1, detail=detail)
 
 
 def queue_message(cap: int) -> str:
