@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Sequence
 from importlib import metadata
 from typing import TextIO
 
+from ..explain.languages import TABLES, from_locale
 from ..explain.walkthrough import SEARCH_SECONDS, explain
 from ..language.puzzle import LeadingZeros, Puzzle, PuzzleError, parse
 from ..linear.native import EngineError, describe, engine
@@ -169,6 +171,12 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     explain_command.add_argument("--json", action="store_true", help="print JSON")
     explain_command.add_argument(
+        "--lang",
+        choices=sorted(TABLES),
+        default=from_locale(os.environ),
+        help="the language of the steps (default: the locale's, else en)",
+    )
+    explain_command.add_argument(
         "--seconds",
         type=_seconds_arg,
         default=SEARCH_SECONDS,
@@ -244,10 +252,11 @@ def _fixes(pairs: list[tuple[str, int]]) -> dict[str, int]:
 def _run_explain(args: argparse.Namespace, text: str) -> int:
     """Explain one puzzle as text or JSON."""
     explanation = explain(_parse(args, text), seconds=args.seconds)
+    table = TABLES[args.lang]
     out = (
-        json.dumps(explanation.as_json(), ensure_ascii=False)
+        json.dumps(explanation.as_json(table), ensure_ascii=False)
         if args.json
-        else "\n".join(explanation.lines())
+        else "\n".join(explanation.lines(table))
     )
     emit(sys.stdout, out + "\n")
     return EXIT_SOLVED if explanation.solution is not None else EXIT_NO_SOLUTION

@@ -433,3 +433,20 @@ def test_the_caret_sits_under_the_typed_character_by_display_width() -> None:
     lines = out.stderr.splitlines()
     assert "'！' (U+FF01)" in lines[0] and lines[0].endswith("at position 5")
     assert lines[1:] == ["  いち＋いち！＝にい", "            ^"]
+
+
+def test_explain_speaks_the_asked_language_or_the_locales(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = run("explain", "--lang", "ja", "いち＋いち＝にい")
+    assert out.returncode == 0
+    assert "この覆面算には解が 4 個あります。最初の解は 21 + 21 = 42 です。" in out.stdout
+    for name in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "th_TH.UTF-8")
+    assert main(["explain", "AB + BA = CC"]) == 0
+    assert "ปริศนานี้มี 32 คำตอบ" in capsys.readouterr().out
+    monkeypatch.setenv("LANG", "de_DE.UTF-8")  # no German: English
+    assert main(["explain", "AB + BA = CC"]) == 0
+    assert "The puzzle has 32 solutions" in capsys.readouterr().out
+    assert run("explain", "--lang", "xx", "A = B").returncode == 2

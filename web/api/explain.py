@@ -16,9 +16,8 @@ from typing import Any
 
 from flask import Blueprint, Response, g, jsonify, url_for
 
-from alphametic.explain.ja import JAPANESE
+from alphametic.explain.languages import TABLES
 from alphametic.explain.text import ENGLISH, render
-from alphametic.explain.th import THAI
 from alphametic.explain.walkthrough import Explanation
 from jobstore import Job, RateLimited, Unavailable, explanations
 from jobstore.explanations import Asked
@@ -30,8 +29,6 @@ from web.lookups import client_id, job_or_none, rates, store, wait_slot
 bp = Blueprint("explain", __name__, url_prefix="/api")
 log = logging.getLogger(__name__)
 
-#: The step sentences of each language the pages offer (web.i18n.LANGUAGES).
-TABLES: dict[str, Mapping[str, str]] = {"en": ENGLISH, "ja": JAPANESE, "th": THAI}
 PAGE_WAIT = 5  # seconds the job page's script lets each of its requests for the steps wait
 
 
