@@ -1,12 +1,12 @@
 """Puzzle text as people type it: compatibility folding, one case, and display width.
 
-fold() applies Unicode NFKC to the whole text before it is read, so that full-width letters,
-digits, signs, parentheses and semicolons and the ideographic space mean their ASCII forms
-(`×`, `÷` and `−` are left as they are; the grammar reads them). Superscripts, subscripts
-and vulgar fractions are not folded (`A²` would silently become the word `A2`): they are
-refused as written. NFKC can change the length
-of a text (`㍿` is four letters), so fold() also returns, for every folded character, the
-offset of the typed character it came from: errors point at what the user typed.
+fold() applies Unicode NFKC to the text before it is read, so that full-width letters, digits,
+signs, parentheses and semicolons and the ideographic space mean their ASCII forms (`×`, `÷`
+and `−` are left as they are; the grammar reads them). Superscripts, subscripts and vulgar
+fractions are not folded (`A²` would silently become the word `A2`): they are refused as
+written. NFKC can change the length of a text (`㍿` is four letters), so fold() also returns,
+for every folded character, the offset of the typed character it came from: errors point at
+what the user typed. ASCII text (and text NFKC leaves alone) is returned as it is.
 
 A symbol is any letter (Unicode category L*: str.isalpha()), compared after folding; a cased
 letter is folded to upper case (`ｓ` and `s` are `S`, `α` is `Α`) unless its upper case is

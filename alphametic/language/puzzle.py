@@ -125,7 +125,7 @@ def parse(
     try:
         return _parse_folded(folded, base, policy, fixed)
     except PuzzleError as exc:
-        if origin is None or exc.position is None:
+        if origin is None:
             raise
         raise relocate(exc, text, origin) from None
 
