@@ -87,17 +87,23 @@ def test_api_errors_point_at_the_typed_character(client: FlaskClient) -> None:
     assert mark["position"] == 2 and mark["code"] == "combining_mark"
 
 
-def test_the_japanese_form_solves_the_seed_puzzle_and_draws_the_sum(
-    client: FlaskClient, job_store: JobStore, web_workers: Any
-) -> None:
+def _drawn_sum(client: FlaskClient, job_store: JobStore, **fields: str) -> list[str]:
+    """Submit the Japanese form, wait for the job, and return its page's column sum."""
     client.get("/?lang=ja")
-    response = submit(client, puzzle="SEND＋MORE＝MONEY")
+    response = submit(client, **fields)
     assert response.status_code == 303, response.get_data(as_text=True)[:500]
     job_id = response.headers["Location"].rsplit("/", 1)[1]
     wait_job(job_store, job_id)
     page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
     drawn = re.search(r'<pre class="sum" id="sum">(.*?)</pre>', page, re.S)
-    assert drawn and html.unescape(drawn.group(1)).splitlines() == [
+    assert drawn is not None
+    return html.unescape(drawn.group(1)).splitlines()
+
+
+def test_the_japanese_form_solves_the_seed_puzzle_and_draws_the_sum(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    assert _drawn_sum(client, job_store, puzzle="SEND＋MORE＝MONEY") == [
         "  S E N D      9 5 6 7",
         "+ M O R E    + 1 0 8 5",
         "---------    ---------",
@@ -108,13 +114,7 @@ def test_the_japanese_form_solves_the_seed_puzzle_and_draws_the_sum(
 def test_the_form_draws_a_kana_sum_aligned_by_display_width(
     client: FlaskClient, job_store: JobStore, web_workers: Any
 ) -> None:
-    client.get("/?lang=ja")
-    response = submit(client, puzzle="いち＋いち＝にい", fixed="い＝２、ち＝１")
-    job_id = response.headers["Location"].rsplit("/", 1)[1]
-    wait_job(job_store, job_id)
-    page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
-    drawn = re.search(r'<pre class="sum" id="sum">(.*?)</pre>', page, re.S)
-    assert drawn and html.unescape(drawn.group(1)).splitlines() == [
+    assert _drawn_sum(client, job_store, puzzle="いち＋いち＝にい", fixed="い＝２、ち＝１") == [
         "  い ち      2 1",
         "+ い ち    + 2 1",
         "-------    -----",
