@@ -1,0 +1,140 @@
+"""Chaos on Redis's memory: a small maxmemory (noeviction) filled by big enumerations and by
+others' data. Submits answer 503 with Retry-After (never 500), the workers' main processes
+stay up, cancel and DELETE keep working at the limit, and once memory is back every accepted
+job finishes: none ends failed.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import redis
+import requests
+
+from jobstore import JobStore, Settings, State
+from tests.support.chaos import SHARDING, wait_done, wait_until
+from tests.support.processes import RedisServer, WebServer, WorkerProcess
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+
+MAXMEMORY = 30 * 1024 * 1024
+# Big enumerations, each distinct (no dedup): 400,000 to millions of solutions, each job
+# storing up to its cap (1,000,000 compact solutions of 9 characters: about 9 MB).
+BIG = [("ABC + DEF = GHI", {"base": base}) for base in range(16, 30)]
+LONG_COUNT = ("ABC + DEF = GHI", {"base": 36})  # seconds of search, nothing stored
+
+
+def used(client: redis.Redis) -> int:
+    """Bytes Redis uses now."""
+    return int(client.info("memory")["used_memory"])
+
+
+def fill(client: redis.Redis, tag: str) -> int:
+    """Fill Redis with someone else's data until it refuses a write (OOM); returns the keys."""
+    chunk = b"x" * 256 * 1024
+    for n in range(10_000):
+        try:
+            client.set(f"junk:{tag}:{n}", chunk)
+        except redis.exceptions.OutOfMemoryError:
+            return n
+    raise AssertionError("Redis never refused a write: is maxmemory set?")
+
+
+def submit(session: requests.Session, web: WebServer, puzzle: Any, mode: str) -> requests.Response:
+    """POST one job to the API."""
+    text, options = puzzle
+    body = {"puzzle": text, "mode": mode, "options": options}
+    return session.post(web.url + "/api/jobs", json=body, timeout=30)
+
+
+def assert_refused(answer: requests.Response, where: str) -> None:
+    """A refusal for lack of memory: 503 problem+json with Retry-After, never a 500."""
+    assert answer.status_code == 503, (where, answer.status_code, answer.text[:300])
+    assert answer.headers["Content-Type"].startswith("application/problem+json"), where
+    assert int(answer.headers["Retry-After"]) > 0, where
+
+
+def test_full_memory_is_bounded_and_recoverable(
+    settings: Settings,
+    redis_factory: Callable[..., RedisServer],
+    worker_factory: Callable[..., WorkerProcess],
+    store_factory: Callable[..., JobStore],
+    web_factory: Callable[..., WebServer],
+) -> None:
+    """Redis at 30 MB, noeviction, the per-client budget off."""
+    server = redis_factory()
+    admin = redis.Redis.from_url(server.url)
+    admin.config_set("maxmemory", str(MAXMEMORY))
+    mine = settings.replace(
+        redis_url=server.url,
+        key_prefix=f"oom-{uuid.uuid4().hex[:8]}",
+        max_stored_per_client=0,
+        **SHARDING,
+    )
+    workers = [worker_factory(mine, "solve,enumerate") for _ in range(2)]
+    store = store_factory(mine)
+    web = web_factory(mine)
+    session = requests.Session()
+
+    # 1. Big enumerations until refused: admission counts what admitted ones may still store.
+    accepted: list[str] = []
+    statuses: list[int] = []
+    for puzzle in BIG:
+        answer = submit(session, web, puzzle, "enumerate")
+        statuses.append(answer.status_code)
+        if answer.status_code == 202:
+            accepted.append(answer.json()["id"])
+        else:
+            assert_refused(answer, f"enumerate {puzzle}")
+        if statuses.count(503) >= 3:
+            break
+        time.sleep(0.3)
+    print(f"submits: {statuses}; used {used(admin)} of {MAXMEMORY}")
+    assert statuses.count(503) >= 3 and len(accepted) >= 1, statuses
+
+    # The first admitted one ends (succeeded: stored up to its cap), memory still below the top.
+    first = wait_done(store, accepted[:1], 90)[0]
+    assert first.state is State.SUCCEEDED, first.to_dict()
+    counted = submit(session, web, LONG_COUNT, "count")  # a count stores nothing: admitted
+    assert counted.status_code == 202, counted.text
+    accepted.append(counted.json()["id"])
+
+    # 2. Someone else's data takes Redis to its limit.
+    junk = fill(admin, "a")
+    print(f"at the limit after {junk} junk keys: used {used(admin)}")
+    for mode in ("enumerate", "count", "solve"):
+        assert_refused(submit(session, web, BIG[-1], mode), f"{mode} at the limit")
+    canceled = session.post(f"{web.url}/api/jobs/{accepted[-1]}/cancel", json={}, timeout=30)
+    assert canceled.status_code == 200, canceled.text
+    before = used(admin)
+    deleted = session.delete(f"{web.url}/api/jobs/{first.id}", timeout=30)
+    assert deleted.status_code == 200, deleted.text
+    assert deleted.json()["deleted"] is not None
+    freed = before - used(admin)
+    print(f"DELETE freed {freed} bytes")
+    assert freed > 1_000_000, (before, used(admin))
+
+    # At the limit again for a while: workers keep their main processes, runs wait.
+    fill(admin, "b")
+    time.sleep(6)
+    assert_refused(submit(session, web, BIG[-2], "enumerate"), "enumerate, still full")
+    for worker in workers:
+        assert worker.alive(), worker.log()[-6000:]
+
+    # 3. Memory back: every accepted job finishes, none failed.
+    admin.config_set("maxmemory", str(4 * MAXMEMORY))
+    ended = wait_done(store, accepted, 120)
+    states = [(job.id, job.state, job.error) for job in ended]
+    assert all(job.state is State.SUCCEEDED for job in ended[:-1]), states
+    assert ended[-1].state in (State.CANCELED, State.SUCCEEDED), states
+    for worker in workers:
+        assert worker.alive(), worker.log()[-6000:]
+        assert "Unrecoverable error" not in worker.log()
+    again = submit(session, web, BIG[0], "count")
+    assert again.status_code == 202, again.text
+    wait_until(lambda: bool(store.get(again.json()["id"]).done), 60, "a new job runs")  # type: ignore[union-attr]
+    assert " 500 " not in web.log() and "Traceback" not in web.log(), web.log()[-4000:]
