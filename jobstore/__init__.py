@@ -23,7 +23,7 @@ worker and the web import no redis, no Lua and no key module (tests/ship/test_st
 from __future__ import annotations
 
 from .admission import OptionsError, StorageFull, Submission, TooManyJobs
-from .connection import Unavailable
+from .connection import Full, Unavailable
 from .holders import NotHeld
 from .keys import Keys
 from .model import (
@@ -65,5 +65,6 @@ __all__ = [
     "Submission",
     "TooManyJobs",
     "Unavailable",
+    "Full",
     "decode",
 ]

@@ -9,6 +9,10 @@ not tie up every server thread for a timeout each.
 With REDIS_SENTINELS every client here follows the master the sentinels name (web, job store,
 waiters, heartbeats: all connect through `connect`); the Celery broker does the same through
 kombu's sentinel transport (worker/celery_app.py).
+
+A Redis at its maxmemory (noeviction) refuses writes with an OOM error: to callers that is a
+Redis that cannot take this write right now (it is in UNREACHABLE, so a worker's write backs
+off and retries), and to the API a Full (an Unavailable: 503 with Retry-After, not 500).
 """
 
 from __future__ import annotations
@@ -43,12 +47,20 @@ log = logging.getLogger(__name__)
 P = ParamSpec("P")
 R = TypeVar("R")
 
-# Errors that mean "Redis cannot be reached right now" (a Lua bug is not one of them).
+# Redis at its memory limit refuses writes ("OOM command not allowed ..."): redis-py raises
+# this for any reply starting with OOM, a script's included.
+OutOfMemory = redis.exceptions.OutOfMemoryError
+# Seconds a client refused because Redis is at its memory limit is told to wait.
+FULL_RETRY = 10
+
+# Errors that mean "Redis cannot take this call right now": unreachable, or at its memory
+# limit (a Lua bug is not one of them). Whoever catches them waits and tries again.
 UNREACHABLE: tuple[type[BaseException], ...] = (
     redis.exceptions.ConnectionError,
     redis.exceptions.TimeoutError,
     OperationalError,
     ConnectionError,
+    OutOfMemory,
 )
 
 
@@ -60,6 +72,12 @@ ClosedConnection = redis.exceptions.ConnectionError
 
 class Unavailable(Exception):
     """Redis (the job store and broker) cannot be reached; try again later."""
+
+
+class Full(Unavailable):
+    """Redis is at its memory limit and refused a write (OOM); try again later."""
+
+    retry_after = FULL_RETRY
 
 
 class Breaker:
@@ -106,6 +124,10 @@ def guarded(method: Callable[P, R]) -> Callable[P, R]:
         try:
             result = method(*args, **kwargs)
         except UNREACHABLE as error:
+            if isinstance(error, OutOfMemory):
+                if isinstance(breaker, Breaker):
+                    breaker.ok()  # Redis answered: it is full, not away
+                raise Full(f"the job store is full: {error}") from error
             if isinstance(breaker, Breaker):
                 if isinstance(error, TIMEOUTS):
                     breaker.trip()

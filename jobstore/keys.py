@@ -28,6 +28,9 @@ Redis layout (every key under the deployment's prefix {p}, every key with a TTL)
                           was not (its next jobs go to the BIG band, a turn back; lanes.py)
   {p}:stats               hash: counters and histogram buckets kept by the scripts (stats.py)
   {p}:budget:{client}     counter: solutions a client's jobs stored within the TTL window
+  {p}:reserved            hash: job key -> "bytes per-solution reserved-at" of each admitted
+                          enumeration: the memory it may still take is those bytes less what
+                          it stored (reserve.lua; an ended job's share is dropped lazily)
   {p}:job:{id}:explain    hash: the job's explanation as a worker works it out and keeps it
                           (jobstore/explanations.py): state, body, client, task, lease
   {p}:explaining:{client} string: the explanation key of the one a client waits for
@@ -118,6 +121,11 @@ class Keys:
     def explaining(self, client: str) -> str:
         """The explanation a client waits for: one at a time (a string)."""
         return f"{self.prefix}:explaining:{client}"
+
+    @property
+    def reserved(self) -> str:
+        """Memory reserved by the enumerations admitted (a hash: reserve.lua)."""
+        return f"{self.prefix}:reserved"
 
     def budget(self, client: str) -> str:
         """Solutions a client's jobs stored within the TTL window (a counter)."""

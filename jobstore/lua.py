@@ -10,6 +10,11 @@ write by a worker names its attempt, so a stale attempt is refused. A call is a 
 (transitions.py: one per script, its KEYS and ARGV from named fields) run by Scripts.call.
 Scripts run by EVALSHA through redis-py's Script objects, which load the text again when Redis
 has forgotten it (a restart, a failover).
+
+A script whose first line is a shebang (`#!lua flags=allow-oom`) keeps it first, before the
+libraries: Redis 7 reads a script's flags there only. The scripts that end jobs or free memory
+for a user (cancel, cancel_tree, finish, withdraw, delete) run even when Redis is at its
+maxmemory, where it refuses every other script that writes.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ LIBRARIES = {
 }
 NAMES = (
     "create",
+    "reserve",  # the memory an enumeration may store, reserved at its admission
     "count",
     "claim",
     "update",
@@ -94,7 +100,11 @@ def source(name: str) -> str:
     """The Lua text of one script, after the final states and the library functions it uses."""
     parts = (*LIBRARIES.get(name, ()), name)
     texts = [(FOLDER / f"{part}.lua").read_text(encoding="utf-8") for part in parts]
-    return "\n".join([final_states(), *texts])
+    shebang = ""
+    if texts[-1].startswith("#!"):  # the script's flags: Redis reads them on the first line only
+        shebang, _, texts[-1] = texts[-1].partition("\n")
+        shebang += "\n"
+    return shebang + "\n".join([final_states(), *texts])
 
 
 SOURCES = {name: source(name) for name in NAMES}

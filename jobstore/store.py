@@ -33,6 +33,17 @@ from .transitions import Deleted
 from .waiters import RECHECK, Waiters
 from .workers import count_workers
 
+# Bytes one stored solution takes in Redis per letter: one character in a chunk of a thousand
+# (a list element of several kilobytes, rounded up by the allocator), with some room.
+BYTES_PER_LETTER = 1.25
+# Seconds a reservation counts before its job record exists (the create script runs next).
+RESERVE_GRACE = 30.0
+
+
+def bytes_per_solution(letters: int) -> float:
+    """Bytes Redis takes for one stored solution of a puzzle of `letters` letters."""
+    return letters * BYTES_PER_LETTER + 1
+
 
 class JobStore:
     """Submit, read and cancel jobs (web and worker both use this)."""
@@ -45,7 +56,7 @@ class JobStore:
         self.breaker = Breaker(pause=settings.redis_timeout)
         self.scripts = scripts_for(self.redis)
         self._waiters: Waiters | None = None
-        self._memory = (0.0, False)  # (when last looked, above the watermark)
+        self._memory = (0.0, 0, 0)  # (when last looked, used_memory, maxmemory)
 
     def admit(self, mode: str, puzzle: str, options: Mapping[str, Any] | None) -> Submission:
         """Check, parse and size a job request once (OptionsError or PuzzleError): what
@@ -92,11 +103,14 @@ class JobStore:
         raises Unavailable when none confirmed in time: the job may exist all the same.
         """
         checked_mode, parsed = submission.mode, submission.puzzle
-        if checked_mode is Mode.ENUMERATE and self.memory_full():
+        new_id = str(uuid.uuid4())
+        # An enumeration's storage is reserved first (refused: StorageFull), released again
+        # unless its job is created.
+        reserved = self.reserve(new_id, submission) if checked_mode is Mode.ENUMERATE else False
+        if reserved is None:
             self.count_request(client, rates)  # refused, but still a request of this client
             raise StorageFull(STORAGE_RETRY)
         dedup = self.keys.dedup(submission.fingerprint)
-        new_id = str(uuid.uuid4())
         now = time.time()
         lane = FIRST if submission.small else BIG
         if lane == FIRST and client and self.redis.exists(self.keys.misjudged(client)):
@@ -136,7 +150,13 @@ class JobStore:
             self.settings.max_stored_per_client if budget else 0,
         )  # fmt: skip
         # With Sentinel, call() returns only once a replica has the job (connection.replicated).
-        status, detail, *sent = self.scripts.call(create)
+        created = False
+        try:
+            status, detail, *sent = self.scripts.call(create)
+            created = status == "created"
+        finally:
+            if reserved and not created:
+                self.release(new_id)
         if status == "limited":
             raise RateLimited(rates, int(detail))
         if status == "full":
@@ -331,16 +351,39 @@ class JobStore:
         job = self.get(job_id)
         return (job, bool(int(changed))) if job is not None else None
 
-    def memory_full(self) -> bool:
-        """Whether Redis uses more than the watermark's share of its maxmemory (looked at once
-        a second at most: new storing jobs are refused rather than failing writes mid-job)."""
-        looked, full = self._memory
+    def memory(self) -> tuple[int, int]:
+        """(bytes Redis uses, its maxmemory; 0: no limit), read once a second at most."""
+        looked, used, cap = self._memory
         if time.monotonic() - looked >= 1.0:
             info = self.redis.info("memory")
-            cap = int(info.get("maxmemory") or 0)
-            full = cap > 0 and int(info["used_memory"]) > self.settings.memory_watermark * cap
-            self._memory = (time.monotonic(), full)
-        return full
+            used, cap = int(info["used_memory"]), int(info.get("maxmemory") or 0)
+            self._memory = (time.monotonic(), used, cap)
+        return used, cap
+
+    def reserve(self, job_id: str, submission: Submission) -> bool | None:
+        """Reserve the memory a new storing job may take (reserve.lua): True when reserved,
+        False when Redis has no memory limit, None when refused (what Redis uses plus what
+        the admitted enumerations may still store would pass the watermark). A job then
+        stops storing at the watermark, or waits, before Redis refuses writes."""
+        used, cap = self.memory()
+        if cap <= 0:
+            return False
+        most = self.settings.max_stored_solutions
+        if submission.estimate is not None:  # its search's nodes: at least its solutions
+            most = min(most, math.ceil(submission.estimate))
+        per = bytes_per_solution(len(submission.puzzle.letters))
+        reserve = transitions.Reserve(
+            self.keys, job_id, math.ceil(most * per), per, used,
+            int(self.settings.memory_watermark * cap), time.time(), RESERVE_GRACE,
+            self.settings.ttl,
+        )  # fmt: skip
+        ok, _ = self.scripts.call(reserve)
+        return True if int(ok) else None
+
+    def release(self, job_id: str) -> None:
+        """Drop a reservation whose job was not created (best-effort: it lapses by itself)."""
+        with contextlib.suppress(*UNREACHABLE):
+            self.redis.hdel(self.keys.reserved, self.keys.job(job_id))
 
     @guarded
     def delete(self, job_id: str, client: str | None = None) -> Deleted:

@@ -365,6 +365,31 @@ class Create(Transition):
 
 
 @dataclass(frozen=True)
+class Reserve(Transition):
+    """Reserve the memory a new enumeration may store, unless what Redis uses plus what the
+    admitted ones may still store would pass the watermark: [1 | 0, bytes reserved before]."""
+
+    script: ClassVar[str] = "reserve"
+    at: Keys
+    job_id: str
+    size: int  # bytes the job may store at most
+    per_solution: float  # bytes one stored solution takes
+    used: int  # bytes Redis uses now
+    limit: int  # the watermark, in bytes
+    now: float
+    grace: float  # seconds a reservation counts before its job record exists
+    ttl: int
+
+    def keys(self) -> list[str]:
+        return [self.at.reserved]
+
+    def argv(self) -> list[Arg]:
+        job = self.at.job(self.job_id)
+        args: list[Arg] = [job, self.size, repr(self.per_solution), self.used, self.limit]
+        return [*args, repr(self.now), repr(self.grace), self.ttl]
+
+
+@dataclass(frozen=True)
 class Count(Transition):
     """Count one request against a client's rates: seconds to wait when over one, else 0."""
 

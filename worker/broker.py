@@ -15,21 +15,33 @@ down, and the AttributeError ('NoneType' object has no attribute 'hostname' / 'c
 fatal to the worker. Here they meet a connection error instead, which kombu and Celery expect
 ("Couldn't ack").
 
+A Redis at its maxmemory (noeviction) answers OOM to kombu's bookkeeping of a message it hands
+out (its copy in the unacknowledged set) and may to an ack: Celery took that error for an
+unrecoverable one and the worker's main process exited. Here an ack is tried again after a
+pause and then left to the visibility timeout, and a message whose copy could not be written
+is run all the same (the job store's resend sweep covers a worker lost meanwhile).
+
 The broker is a Redis, though not the job store: redis-py's error classes come from
 jobstore.connection, so that no worker module imports redis itself.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any
 
 from kombu.transport import TRANSPORT_ALIASES, virtual
 from kombu.transport import redis as kombu_redis
 
-from jobstore.connection import ClosedConnection, RedisError
+from jobstore.connection import ClosedConnection, OutOfMemory, RedisError
+
+log = logging.getLogger(__name__)
 
 TRANSPORT = "worker.broker:Transport"
 SENTINEL_TRANSPORT = "worker.broker:SentinelTransport"
+# Pauses (seconds) before an ack Redis refused for lack of memory is tried again.
+OOM_PAUSES = (0.2, 0.5, 1.0)
 
 
 def torn_down(connection: Any) -> bool:
@@ -41,10 +53,21 @@ class QoS(kombu_redis.QoS):
     """kombu's QoS, whose acks free their slot even when Redis cannot be told, and whose
     restore skips a channel that has lost its connection."""
 
+    def append(self, message: Any, delivery_tag: Any) -> None:
+        """Keep a copy of a message handed out in Redis's unacknowledged set; at Redis's
+        memory limit only in this channel's books: it runs all the same."""
+        try:
+            super().append(message, delivery_tag)
+        except OutOfMemory as error:
+            log.warning("broker full, message %s taken without its copy: %s", delivery_tag, error)
+            virtual.QoS.append(self, message, delivery_tag)
+
     def ack(self, delivery_tag: Any) -> None:
         """Acknowledge in Redis; the message leaves this channel's books whatever Redis did."""
         try:
-            super().ack(delivery_tag)
+            patiently(lambda: super(QoS, self).ack(delivery_tag), "ack")
+        except OutOfMemory:
+            virtual.QoS.ack(self, delivery_tag)  # its copy returns after the visibility timeout
         except RedisError:
             virtual.QoS.ack(self, delivery_tag)
             raise  # Celery logs "Couldn't ack"
@@ -52,10 +75,20 @@ class QoS(kombu_redis.QoS):
     def reject(self, delivery_tag: Any, requeue: bool = False) -> None:
         """Reject in Redis; the message leaves this channel's books whatever Redis did."""
         try:
-            super().reject(delivery_tag, requeue)
+            patiently(lambda: super(QoS, self).reject(delivery_tag, requeue), "reject")
+        except OutOfMemory:
+            virtual.QoS.ack(self, delivery_tag)
         except RedisError:
             virtual.QoS.ack(self, delivery_tag)
             raise
+
+    def restore_visible(self, *args: Any, **kwargs: Any) -> None:
+        """kombu's periodic restore of messages past their visibility timeout; at Redis's
+        memory limit, at a later round."""
+        try:
+            super().restore_visible(*args, **kwargs)
+        except OutOfMemory as error:
+            log.warning("broker full, restore of unacknowledged messages put off: %s", error)
 
     def restore_unacked(self, client: Any = None) -> None:
         """Put taken messages back, unless the connection is gone: they then stay in the
@@ -66,6 +99,20 @@ class QoS(kombu_redis.QoS):
                 self._delivered.clear()
             return
         super().restore_unacked(client)
+
+
+def patiently(call: Any, what: str) -> None:
+    """Run a broker call; one Redis refused for lack of memory is tried again after each of
+    OOM_PAUSES (an ack frees memory, and others free it meanwhile); then OutOfMemory."""
+    for pause in (*OOM_PAUSES, None):
+        try:
+            call()
+            return
+        except OutOfMemory as error:
+            if pause is None:
+                log.warning("broker full, %s given up: %s", what, error)
+                raise
+            time.sleep(pause)
 
 
 class GuardedPool:

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- A user's (or an operator's) cancel: sets the job's cancel flag; a queued job, or one whose
 -- lease expired, ends canceled at once, a running one at its run's next look at the flag.
 -- KEYS: job hash, leases zset, stats hash.  ARGV: now, job_id, the finished channel.

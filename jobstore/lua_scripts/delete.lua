@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- Removes the stored solutions and grid of an ended job (and of its shards); the record stays,
 -- marked deleted, until it expires. Only a client holding the job may ('' in ARGV: anyone, for
 -- the admin); what was stored goes back to its submitter's budget. A job that identical

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- KEYS: parent hash, leases zset, stats hash, then n shard hashes, n solution lists, n grids.
 -- ARGV: now, n, ttl, parent id, cap (solutions stored at most), the finished channel.
 -- Only a user's cancel (the parent's cancel flag) ends a sharded job canceled: shards stopped

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- A client's cancel of a job that identical submissions may share: the job is canceled only
 -- when the caller is its last holder; with others still holding it, the caller lets go (its
 -- field turns '0', so a repeated cancel changes nothing) and the job runs on for them. A job

@@ -7,7 +7,7 @@ import logging
 from flask import Flask, Response, current_app, render_template, request
 from werkzeug.exceptions import Forbidden, HTTPException
 
-from jobstore import Busy, RateLimited, StorageFull, Unavailable
+from jobstore import Busy, Full, RateLimited, StorageFull, Unavailable
 from web.errors.problems import TITLES, ApiProblem, problem
 
 log = logging.getLogger(__name__)
@@ -87,6 +87,15 @@ def _unavailable(exc: Unavailable) -> Response:
     return error_response(503, detail, {"Retry-After": "5"})
 
 
+def _full(exc: Full) -> Response:
+    """Answer 503 with Retry-After while Redis is at its memory limit (it refused a write)."""
+    log.warning("job store full: %s", exc)
+    detail = (
+        "The job store (Redis) is full right now and takes no new work; retry in a few seconds."
+    )
+    return error_response(503, detail, {"Retry-After": str(exc.retry_after)})
+
+
 def _storage_full(exc: StorageFull) -> Response:
     """Answer 503 with Retry-After while Redis is above its memory watermark."""
     return error_response(503, str(exc), {"Retry-After": str(exc.retry_after)})
@@ -103,6 +112,7 @@ def register_errors(app: Flask) -> None:
     app.register_error_handler(ApiProblem, lambda exc: exc.response())
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Unavailable, _unavailable)
+    app.register_error_handler(Full, _full)
     app.register_error_handler(RateLimited, _rate_limited)
     app.register_error_handler(Busy, _busy)
     app.register_error_handler(StorageFull, _storage_full)
