@@ -55,6 +55,7 @@ STOPPED, YIELDED = Outcome.STOPPED, Outcome.YIELDED
 TIME_LIMIT = "time limit"  # the error of a job that failed at its time limit
 # The final write outlasts a Redis restart: about 30 s of retries, then the lease sweep re-runs.
 FINAL_WRITE_TRIES = 10
+WRITE_BACKOFF = 0.1  # seconds before the first retry of a failed write (doubling up to 2 s)
 ENDS = {None: State.SUCCEEDED, CANCELED: State.CANCELED, FAILED: State.FAILED}
 
 # bytes(solution) holds raw digits 0..35; this table turns them into compact characters.
@@ -101,6 +102,7 @@ class Run:
         self.deadline = self.started + left
         self.yield_to = 0  # lanes whose waiting jobs this run gives its worker to
         self.yield_due = False  # a write said to yield: at the next piece boundary
+        self.backoff = self.retry_at = 0.0  # after a failed write: no other before retry_at
 
     def limit_by(self, job_ran: float) -> None:
         """A shard's limit: what its whole job has left of its search budget (Settings.
@@ -285,6 +287,8 @@ class Run:
         before it or not at all.
         """
         now = time.monotonic()
+        if not final and now < self.retry_at:
+            return False  # Redis refused a moment ago (away, or full): pending batches wait
         # Every batch goes with a checkpoint and the counters up to it: a lost run loses
         # nothing stored, and found, progress and the stored count change together.
         progress_due = (
@@ -320,8 +324,15 @@ class Run:
                 if status is Written.REFUSED:
                     return True
         except UNREACHABLE as error:
-            log.warning("job %s: write failed (will retry): %s", self.job.id, error)
+            # Away or full (its memory limit): the search goes on and the next write waits a
+            # little longer each time, so a full Redis is not asked again at every batch.
+            self.backoff = min(2 * self.backoff or WRITE_BACKOFF, 2.0)
+            self.retry_at = time.monotonic() + self.backoff
+            log.warning(
+                "job %s: write failed (will retry in %.1f s): %s", self.job.id, self.backoff, error
+            )
             return False
+        self.backoff = self.retry_at = 0.0
         return True
 
     @property
