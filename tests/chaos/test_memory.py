@@ -14,10 +14,12 @@ from typing import Any
 import pytest
 import redis
 import requests
+from kombu import Connection, Exchange, Producer, Queue
 
 from jobstore import JobStore, Settings, State
 from tests.support.chaos import SHARDING, wait_done, wait_until
 from tests.support.processes import RedisServer, WebServer, WorkerProcess
+from worker import broker
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -158,3 +160,33 @@ def test_full_memory_is_bounded_and_recoverable(
     assert again.status_code == 202, again.text
     wait_until(lambda: bool(store.get(again.json()["id"]).done), 60, "a new job runs")  # type: ignore[union-attr]
     assert " 500 " not in web.log() and "Traceback" not in web.log(), web.log()[-4000:]
+
+
+@pytest.mark.parametrize("requeue", [False, True], ids=["ack", "reject-requeue"])
+def test_the_broker_hands_out_and_acks_at_the_memory_limit(
+    redis_factory: Callable[..., RedisServer], requeue: bool
+) -> None:
+    """At Redis's memory limit kombu cannot keep its copy of a message handed out, nor put a
+    rejected one back: the message is handed out all the same and nothing raises (Celery took
+    the OOM error for an unrecoverable one and the worker's main process exited)."""
+    server = redis_factory()
+    admin = redis.Redis.from_url(server.url)
+    with Connection(server.url, transport_options={"socket_timeout": 2}) as connection:
+        channel = connection.channel()
+        assert isinstance(channel.qos, broker.QoS)
+        exchange = Exchange("full", type="direct")
+        queue = Queue("full", exchange, routing_key="full", channel=channel)
+        queue.declare()
+        for n in range(2):
+            Producer(channel).publish({"n": n}, exchange=exchange, routing_key="full")
+        admin.config_set("maxmemory", str(used(admin) + 512 * 1024))
+        fill(admin, "broker")
+        with pytest.raises(redis.exceptions.OutOfMemoryError):
+            admin.set("one-more", "x" * 1024)
+        message = queue.get(no_ack=False)
+        assert message is not None and message.payload == {"n": 0}
+        message.reject(requeue=True) if requeue else message.ack()
+        admin.config_set("maxmemory", "0")
+        following = queue.get(no_ack=False)
+        assert following is not None and following.payload == {"n": 1}
+        following.ack()
