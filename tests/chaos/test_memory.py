@@ -173,7 +173,7 @@ def test_the_broker_hands_out_and_acks_at_the_memory_limit(
     admin = redis.Redis.from_url(server.url)
     with Connection(server.url, transport_options={"socket_timeout": 2}) as connection:
         channel = connection.channel()
-        assert isinstance(channel.qos, broker.QoS)
+        assert isinstance(channel, broker.Channel) and isinstance(channel.qos, broker.QoS)
         exchange = Exchange("full", type="direct")
         queue = Queue("full", exchange, routing_key="full", channel=channel)
         queue.declare()
