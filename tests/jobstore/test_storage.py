@@ -19,6 +19,7 @@ from jobstore import (
     StorageFull,
     TooManyJobs,
 )
+from jobstore.store import bytes_per_solution
 from tests.support.puzzles import engine_list
 
 # 290,304 solutions over 12 shards (base 11).
@@ -198,3 +199,24 @@ def test_a_fresh_submission_starts_a_new_run_and_counts_like_any(
         store.submit("enumerate", "ABC + DEF = GHI", client="c1", rates=rates, fresh=True)
     with pytest.raises(RateLimited):  # the fifth request within the minute
         store.submit("enumerate", "ABC + DEF = GHI", client="c1", rates=rates, fresh=True)
+
+
+def test_admission_reserves_what_admitted_enumerations_may_still_store(
+    fresh_settings: Callable[..., Settings],
+) -> None:
+    """Not only memory used now: an admitted enumeration's cap counts until it ends, so the
+    next one is refused while both could fill Redis; once the first ended, it fits."""
+    store = JobStore(fresh_settings())
+    used = int(store.redis.info("memory")["used_memory"])
+    per_job = 1_000_000 * bytes_per_solution(9)  # its cap of 9-letter solutions
+    store.redis.config_set("maxmemory", str(int((used + 1.6 * per_job) / 0.8)))
+    try:
+        first = store.submit("enumerate", "ABC + DEF = GHI", {"base": 18})
+        with pytest.raises(StorageFull):
+            store.submit("enumerate", "ABC + DEF = GHI", {"base": 19})
+        assert store.submit("count", "ABC + DEF = GHI", {"base": 19}).state is State.QUEUED
+        store.cancel(first.id)  # queued: ends canceled at once, its reservation lapses
+        store._memory = (0.0, 0, 0)  # read used_memory again now
+        assert store.submit("enumerate", "ABC + DEF = GHI", {"base": 19}).state is State.QUEUED
+    finally:
+        store.redis.config_set("maxmemory", "0")
