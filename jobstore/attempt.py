@@ -120,6 +120,13 @@ class Attempt:
             self.job_ran = float(job_ran)
         return Written.of(int(status))
 
+    def renew(self) -> bool:
+        """Renew the run's lease alone (renew.lua, run even at Redis's memory limit): a run
+        whose writes Redis refuses for lack of memory keeps the job. False: no longer its."""
+        until = time.time() + self.settings.lease_seconds
+        renew = transitions.Renew(self.names, self.job_id, self.claims, until)
+        return bool(scripts_for(self.client).call(renew))
+
     def put_back(
         self, mode: Mode, lane: int, *, front: bool, reason: str, client: str = "",
         misjudged: bool = False,

@@ -13,8 +13,8 @@ has forgotten it (a restart, a failover).
 
 A script whose first line is a shebang (`#!lua flags=allow-oom`) keeps it first, before the
 libraries: Redis 7 reads a script's flags there only. The scripts that end jobs or free memory
-for a user (cancel, cancel_tree, finish, withdraw, delete) run even when Redis is at its
-maxmemory, where it refuses every other script that writes.
+for a user (cancel, cancel_tree, finish, withdraw, delete), and a run's lease renewal (renew),
+run even when Redis is at its maxmemory, where it refuses every other script that writes.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ NAMES = (
     "count",
     "claim",
     "update",
+    "renew",  # a run's lease alone, while Redis refuses its writes for lack of memory
     "cancel",
     "reap",
     "resend",

@@ -365,6 +365,24 @@ class Create(Transition):
 
 
 @dataclass(frozen=True)
+class Renew(Transition):
+    """Renew a running job's lease alone (Redis refuses the run's writes): 1, or 0 when the
+    run no longer holds it."""
+
+    script: ClassVar[str] = "renew"
+    at: Keys
+    job_id: str
+    claims: int
+    lease_until: float
+
+    def keys(self) -> list[str]:
+        return [self.at.job(self.job_id), self.at.leases]
+
+    def argv(self) -> list[Arg]:
+        return [self.claims, repr(self.lease_until), self.job_id]
+
+
+@dataclass(frozen=True)
 class Reserve(Transition):
     """Reserve the memory a new enumeration may store, unless what Redis uses plus what the
     admitted ones may still store would pass the watermark: [1 | 0, bytes reserved before]."""

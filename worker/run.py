@@ -26,7 +26,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 import alphametic
 from jobstore import DIGITS, Job, Mode, Settings, State
 from jobstore.attempt import Attempt
-from jobstore.connection import UNREACHABLE
+from jobstore.connection import UNREACHABLE, OutOfMemory
 from jobstore.lanes import misjudged as was_misjudged
 from jobstore.lanes import yielding_lanes
 from jobstore.model import FIRST, TURNS, band_of
@@ -103,6 +103,7 @@ class Run:
         self.yield_to = 0  # lanes whose waiting jobs this run gives its worker to
         self.yield_due = False  # a write said to yield: at the next piece boundary
         self.backoff = self.retry_at = 0.0  # after a failed write: no other before retry_at
+        self.full = False  # the last write was refused for lack of memory (it waits for it)
 
     def limit_by(self, job_ran: float) -> None:
         """A shard's limit: what its whole job has left of its search budget (Settings.
@@ -331,9 +332,22 @@ class Run:
             log.warning(
                 "job %s: write failed (will retry in %.1f s): %s", self.job.id, self.backoff, error
             )
+            self.full = isinstance(error, OutOfMemory)
+            if self.full:
+                self.keep_lease()
             return False
         self.backoff = self.retry_at = 0.0
+        self.full = False
         return True
+
+    def keep_lease(self) -> None:
+        """Redis refused a write for lack of memory: renew the lease alone (that script runs
+        at the limit too), so no sweep takes the job over while the run waits for memory."""
+        try:
+            if not self.attempt.renew():
+                self.outcome = STALE  # taken over meanwhile: write nothing more
+        except UNREACHABLE as error:
+            log.warning("job %s: lease renewal failed: %s", self.job.id, error)
 
     @property
     def slice(self) -> float:
@@ -359,23 +373,32 @@ class Run:
         if self.outcome in (STOPPED, YIELDED):
             return self.hand_back()
         final = ENDS[self.outcome]
-        for try_number in range(FINAL_WRITE_TRIES):
+        try_number = 0
+        while try_number < FINAL_WRITE_TRIES:
             if self.write(final=final.value):
                 return STALE if self.outcome == STALE else Outcome(final.value)
-            time.sleep(min(0.2 * 2**try_number, 5.0))
+            if self.outcome == STALE:
+                return STALE  # taken over while it waited for memory
+            # Redis full (it answers, its lease kept): wait for memory, however long.
+            time.sleep(1.0 if self.full else min(0.2 * 2**try_number, 5.0))
+            try_number += 0 if self.full else 1
         raise ConnectionError(f"job {self.job.id}: could not write the final state")
 
     def hand_back(self) -> Outcome:
         """Write the checkpoint, then put the job back: a stopping worker's to the front of
         its lane, a yielding one's to the back of the turns lane."""
         stopping = self.outcome == STOPPED
-        for try_number in range(FINAL_WRITE_TRIES):
-            self.last_write = 0.0  # a progress write: it carries the checkpoint
+        try_number = 0
+        while True:
+            self.last_write = self.retry_at = 0.0  # a progress write: it carries the checkpoint
             if self.write():
                 break
-            time.sleep(min(0.2 * 2**try_number, 2.0))
-        else:
-            return STOPPED  # Redis away: the lease runs out and the sweep re-queues the job
+            if self.outcome == STALE:
+                return STALE
+            if try_number >= FINAL_WRITE_TRIES:
+                return STOPPED  # Redis away: the lease runs out and the sweep re-queues the job
+            time.sleep(1.0 if self.full else min(0.2 * 2**try_number, 2.0))
+            try_number += 0 if self.full else 1
         if self.outcome in (STALE, CANCELED):
             return self.finish()
         # A stopping worker's job runs next; a yielding one takes its client's turn in TURNS.
