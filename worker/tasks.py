@@ -21,7 +21,7 @@ from celery.signals import task_revoked
 
 from jobstore import Job, JobStore, Mode, Settings
 from jobstore.attempt import Attempt, Claim
-from jobstore.connection import UNREACHABLE
+from jobstore.connection import UNREACHABLE, OutOfMemory
 from jobstore.handle import handle_for
 from jobstore.messages import MARK
 from jobstore.queue import queued_by_store
@@ -121,8 +121,9 @@ def execute(task: Any, mode: Mode, job_id: str) -> str:
 
 def claim_patiently(attempt: Attempt, holder: str, hard: float, mode: Mode) -> Claim:
     """Claim the job, waiting here up to CLAIM_PATIENCE while Redis is unreachable (a restart,
-    a Sentinel failover): Celery's own retry must publish to that same Redis, and a retry it
-    cannot publish rejects the message, leaving the job queued with no message."""
+    a Sentinel failover), and for as long as it is full (at its maxmemory): Celery's own retry
+    must publish to that same Redis, and a retry it cannot publish rejects the message,
+    leaving the job queued with no message."""
     deadline = time.monotonic() + CLAIM_PATIENCE
     delay = 0.1
     while True:
@@ -132,8 +133,9 @@ def claim_patiently(attempt: Attempt, holder: str, hard: float, mode: Mode) -> C
                 # The earlier run's pool process on this machine is gone: take over now.
                 claim = attempt.claim(holder, force=True, hard_limit=hard, mode=mode)
             return claim
-        except UNREACHABLE:
-            if time.monotonic() + delay > deadline:
+        except UNREACHABLE as error:
+            # A full Redis (OOM) answers but takes no write, a retry's message neither: wait.
+            if time.monotonic() + delay > deadline and not isinstance(error, OutOfMemory):
                 raise
             time.sleep(delay)
             delay = min(2 * delay, 2.0)
