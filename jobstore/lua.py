@@ -1,14 +1,14 @@
 """Every Lua script of the job store, and the one way to run them.
 
-Each transition of a job (create, claim, update, putback, cancel, withdraw, reap, resend, delete,
-the sharded split/release/dispatch/finish/cancel-tree, an explanation's explain/claim/end) is one
-script in jobstore/lua_scripts/, atomic inside Redis; stats.lua, rate.lua and turn.lua are
-libraries put in front of the scripts using them, and in front of every script a library
-generated here from model.TERMINAL (is_final): the final states are written once. Scripts get
-every key from Python (jobstore.keys.Keys) and build none; terminal states are final; every
-write by a worker names its attempt, so a stale attempt is refused. A call is a Transition
-(transitions.py: one per script, its KEYS and ARGV from named fields) run by Scripts.call.
-Scripts run by EVALSHA through redis-py's Script objects, which load the text again when Redis
+Each transition of a job (reserve, create, claim, update, renew, putback, cancel, withdraw, reap,
+resend, delete, the sharded split/release/dispatch/finish/cancel-tree, an explanation's
+explain/claim/end) is one script in jobstore/lua_scripts/, atomic inside Redis; stats.lua,
+rate.lua and turn.lua are libraries put in front of the scripts using them, and in front of
+every script a library generated here from model.TERMINAL (is_final): the final states are
+written once. Scripts get every key from Python (jobstore.keys.Keys) and build none; terminal
+states are final; every write by a worker names its attempt, so a stale attempt is refused.
+A call is a Transition (transitions.py: one per script, its KEYS and ARGV from named fields)
+run by Scripts.call. Scripts run by EVALSHA through redis-py's Script objects, which load the text again when Redis
 has forgotten it (a restart, a failover).
 
 A script whose first line is a shebang (`#!lua flags=allow-oom`) keeps it first, before the
