@@ -8,8 +8,8 @@ every script a library generated here from model.TERMINAL (is_final): the final 
 written once. Scripts get every key from Python (jobstore.keys.Keys) and build none; terminal
 states are final; every write by a worker names its attempt, so a stale attempt is refused.
 A call is a Transition (transitions.py: one per script, its KEYS and ARGV from named fields)
-run by Scripts.call. Scripts run by EVALSHA through redis-py's Script objects, which load the text again when Redis
-has forgotten it (a restart, a failover).
+run by Scripts.call. Scripts run by EVALSHA through redis-py's Script objects, which load the
+text again when Redis has forgotten it (a restart, a failover).
 
 A script whose first line is a shebang (`#!lua flags=allow-oom`) keeps it first, before the
 libraries: Redis 7 reads a script's flags there only. The scripts that end jobs or free memory

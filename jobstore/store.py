@@ -352,9 +352,11 @@ class JobStore:
         return (job, bool(int(changed))) if job is not None else None
 
     def memory(self) -> tuple[int, int]:
-        """(bytes Redis uses, its maxmemory; 0: no limit), read once a second at most."""
+        """(bytes Redis uses, its maxmemory; 0: no limit): read again at each call while
+        Redis has a limit (a reading even a second old missed others filling it), else once
+        a second at most."""
         looked, used, cap = self._memory
-        if time.monotonic() - looked >= 1.0:
+        if cap > 0 or time.monotonic() - looked >= 1.0:
             info = self.redis.info("memory")
             used, cap = int(info["used_memory"]), int(info.get("maxmemory") or 0)
             self._memory = (time.monotonic(), used, cap)
