@@ -17,8 +17,8 @@ import redis
 import requests
 from kombu import Connection, Exchange, Producer, Queue
 
-from jobstore import JobStore, Settings, State
-from tests.support.chaos import SHARDING, wait_done, wait_until
+from jobstore import JobStore, Mode, Settings, State
+from tests.support.chaos import SHARDING, mismatch, wait_done, wait_until
 from tests.support.processes import RedisServer, WebServer, WorkerProcess
 from worker import broker
 
@@ -158,6 +158,9 @@ def test_full_memory_is_bounded_and_recoverable(
             print("\n".join(lines)[-5000:])
     assert all(job.state is State.SUCCEEDED for job in ended[:-1]), states
     assert ended[-1].state in (State.CANCELED, State.SUCCEEDED), states
+    for job in ended:  # refused batches were stored once memory was back, each exactly once
+        if job.mode is Mode.ENUMERATE and not job.truncated and not job.deleted:
+            assert mismatch(store, job) == ""
     for worker in workers:
         assert worker.alive(), worker.log()[-6000:]
         assert "Unrecoverable error" not in worker.log()
