@@ -17,8 +17,10 @@ def data_paths(common: dict[str, Any]) -> dict[str, Any]:
                 "operationId": "exportSolutions",
                 "summary": "Download every stored solution, streamed (a download, not a page).",
                 "description": (
-                    "`csv`: a header row of the letters, then one row of digits (as decimal "
-                    "numbers) per stored solution. `jsonl`: one letter -> digit object per line. "
+                    "`csv`: a `#` comment line naming the puzzle, its base and options, a "
+                    "header row of the letters, then one row per stored solution of its digits "
+                    "as the pages write them (0-9, then A-Z above base 10). `jsonl`: one "
+                    "letter -> digit (a number) object per line. "
                     "While the job runs, the solutions stored when the download began."
                 ),
                 "parameters": [
