@@ -66,6 +66,15 @@ def test_rate_limit_and_recovery(web_settings: Any) -> None:
     assert 1 <= wait <= 3
     form = client.post("/jobs", data={"csrf_token": _token(client), "puzzle": "A + B"})
     assert form.status_code == 429 and form.mimetype == "text/html"  # the form shares the budget
+    assert 1 <= int(form.headers["Retry-After"]) <= 3
+    # The form comes back as it was typed, the reason under it in the page's language.
+    japanese = client.post(
+        "/jobs?lang=ja", data={"csrf_token": _token(client), "puzzle": "いち＋いち＝にい"}
+    )
+    page = japanese.get_data(as_text=True)
+    assert japanese.status_code == 429 and "いち＋いち＝にい" in page
+    assert "少し待ってから" in page  # said in Japanese
+    assert "Too many jobs" not in page
     assert client.get("/api/openapi.json").status_code == 200  # reads are not limited
     time.sleep(wait + 0.2)
     assert client.post("/api/jobs", json=bad).status_code == 422

@@ -65,7 +65,7 @@ def _http_error(exc: HTTPException) -> Response:
     return error_response(status, detail, headers, title=exc.name, reason=reason)
 
 
-def _rate_limited(exc: RateLimited) -> Response:
+def rate_limited(exc: RateLimited) -> Response:
     """Answer 429 with Retry-After: the seconds until the client's exceeded window resets."""
     detail = f"Too many jobs created; the limit is {exc.rate} per client. Retry later."
     return error_response(429, detail, {"Retry-After": str(exc.retry_after)})
@@ -113,7 +113,7 @@ def register_errors(app: Flask) -> None:
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Unavailable, _unavailable)
     app.register_error_handler(Full, _full)
-    app.register_error_handler(RateLimited, _rate_limited)
+    app.register_error_handler(RateLimited, rate_limited)
     app.register_error_handler(Busy, _busy)
     app.register_error_handler(StorageFull, _storage_full)
     app.register_error_handler(Exception, _server_error)

@@ -92,6 +92,14 @@ def puzzle_message(exc: PuzzleError) -> str:
     return _("Character %(position)s: %(detail)s", position=exc.position + 1, detail=detail)
 
 
+def rate_message() -> str:
+    """Say that this browser's address started too many jobs in a short time."""
+    return _(
+        "Too many jobs were started from your address in a short time. Wait a little, then "
+        "try again."
+    )
+
+
 def queue_message(cap: int) -> str:
     """Say that this browser's address has too many unfinished jobs."""
     return _(

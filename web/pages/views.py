@@ -19,8 +19,9 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
 from alphametic import PuzzleError, render
-from jobstore import Job, Mode, NotHeld, OptionsError, TooManyJobs, Unavailable
+from jobstore import Job, Mode, NotHeld, OptionsError, RateLimited, TooManyJobs, Unavailable
 from web.api import estimates
+from web.errors import answers
 from web.errors.answers import Refusal
 from web.i18n import _, _l, duration, locale_tag, ngettext, number
 from web.lookups import (
@@ -202,6 +203,16 @@ def create_job() -> Any:
         page, status = _show_form(values, {"queue": forms.queue_message(exc.cap)}, 429)
         return page, status, {"Retry-After": str(QUEUE_FULL_RETRY)}
     return redirect(url_for("pages.job_page", job_id=job.id), code=303)
+
+
+@bp.errorhandler(RateLimited)
+def rate_limited(exc: RateLimited) -> Any:
+    """Over the client's rate: the form again as it was typed, the reason under it, 429."""
+    if request.endpoint != "pages.create_job":
+        return answers.rate_limited(exc)  # the error page
+    values = forms.form_values(request.form)
+    page, status = _show_form(values, {"queue": forms.rate_message()}, 429)
+    return page, status, {"Retry-After": str(exc.retry_after)}
 
 
 @bp.get("/jobs/<job_id>")
