@@ -153,7 +153,16 @@ def test_your_jobs_are_listed_in_this_browser_only(browser: Any, live_server: st
         item = page.locator("#your-jobs-list li").first
         item.wait_for()
         assert "ODD + ODD = EVEN" in item.inner_text() and "Finished" in item.inner_text()
-        page.click("#your-jobs-list li >> nth=0 >> a")
+        # The same puzzle counted in base 12: a second line that says how it differs.
+        submit(page, live_server, "ODD + ODD = EVEN", mode="count", base=12)
+        page.wait_for_selector(DONE)
+        page.goto(live_server + "/")
+        page.locator("#your-jobs-list li >> nth=1").wait_for()
+        lines = page.locator("#your-jobs-list li").all_inner_texts()
+        assert "Count the solutions" in lines[0] and "base 12" in lines[0], lines
+        assert "Find every solution" in lines[1] and "base" not in lines[1], lines
+        assert lines[0] != lines[1] and all(":" in line for line in lines), lines  # a time
+        page.click("#your-jobs-list li >> nth=1 >> a")
         page.wait_for_selector(DONE)
     with new_tab(browser) as other:  # another browser profile: nothing of the first
         other.goto(live_server + "/")

@@ -85,6 +85,7 @@ def _show_form(
         button=button,
         can_count=any(v == "count" for v, _label, _b in choices),
         state_labels=jobtext.state_labels(),
+        mode_labels={value: label for value, label, _button in choices},
         room=_room_note(),
         **extra,
     )

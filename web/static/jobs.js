@@ -19,9 +19,16 @@
   function record(job) {
     if (!job || !job.id) { return; }
     var list = load();
-    var entry = { id: job.id, puzzle: job.puzzle, mode: job.mode, state: job.state, at: Date.now() };
+    var entry = {
+      id: job.id, puzzle: job.puzzle, mode: job.mode, options: job.options || {},
+      state: job.state, at: Date.now()
+    };
     for (var i = 0; i < list.length; i++) {
-      if (list[i].id === job.id) { entry.at = list[i].at; list[i] = entry; save(list); return; }
+      if (list[i].id === job.id) {
+        entry.at = list[i].at;
+        if (!job.options) { entry.options = list[i].options || {}; }
+        list[i] = entry; save(list); return;
+      }
     }
     list.unshift(entry);
     save(list);
@@ -33,7 +40,9 @@
     var root = document.getElementById("job");
     if (!root) { return; }
     var d = root.dataset;
-    record({ id: d.id, puzzle: d.puzzle, mode: d.mode, state: d.state });
+    var options = {};
+    try { options = JSON.parse(d.options || "{}"); } catch (e) {}
+    record({ id: d.id, puzzle: d.puzzle, mode: d.mode, options: options, state: d.state });
   }
 
   function item(job, section, labels) {
@@ -49,6 +58,27 @@
     state.textContent = labels[job.state] || job.state;
     li.appendChild(document.createTextNode(" "));
     li.appendChild(state);
+    // What tells two lines of one puzzle apart: the mode, the options, when it was opened.
+    var modes = JSON.parse(section.dataset.modes || "{}");
+    var options = job.options || {};
+    var parts = [modes[job.mode] || job.mode || ""];
+    if (options.base && options.base !== 10) {
+      parts.push((section.dataset.base || "base {base}").replace("{base}", options.base));
+    }
+    if (options.leading_zeros && options.leading_zeros !== "multi-letter") {
+      parts.push(options.leading_zeros);
+    }
+    var fixed = options.fixed || {};
+    var known = Object.keys(fixed).sort().map(function (k) { return k + "=" + fixed[k]; });
+    if (known.length) { parts.push(known.join(", ")); }
+    if (job.at) {
+      var lang = document.documentElement.lang || undefined;
+      parts.push(new Date(job.at).toLocaleString(lang, { dateStyle: "short", timeStyle: "short" }));
+    }
+    var about = document.createElement("span");
+    about.className = "note job-about";
+    about.textContent = " " + parts.filter(Boolean).join(" · ");
+    li.appendChild(about);
     return li;
   }
 
