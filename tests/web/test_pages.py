@@ -226,6 +226,14 @@ def test_picked_solution_is_drawn_as_a_sum(
     digits = "".join(str(picked.items[0][c]) for c in "ABC")
     drawn = re.search(r'<pre class="sum" id="sum">(.*?)</pre>', page, re.S)
     assert drawn and " ".join(digits) in drawn.group(1).replace("  ", " ")
+    # Named above the sum, and marked in the table: the one row picked.
+    assert '<h2 id="answer-title">Solution 51 of 1,088</h2>' in page
+    marked = re.findall(
+        r'<tr class="picked" aria-current="true"><th scope="row"><a [^>]*>([\d,]+)<', page
+    )
+    assert marked == ["51"]
+    japanese = client.get(f"/jobs/{job_id}?page=2&pick=51&lang=ja").get_data(as_text=True)
+    assert '<h2 id="answer-title">解 51 / 1,088</h2>' in japanese
 
 
 def test_favicon(client: FlaskClient) -> None:

@@ -246,6 +246,7 @@ def job_page(job_id: str) -> Any:
         sentence_gap=jobtext.sentence_gap(),
         strings=jobtext.js_strings(settings.soft_limit(job.mode)),
         answer=answer_of(job, _picked(job, page_no, items, total)),
+        picked=_pick_number(page_no, items),
         rows=solution_rows(job, items, offset),
         letters=list(job.letters),
         total=total,
@@ -269,12 +270,18 @@ def _can_delete(job: Job, info: dict[str, Any]) -> bool:
     return store().holds(job.id, client_id())
 
 
-def _picked(job: Job, page_no: int, items: list[dict[str, int]], total: int) -> Any:
-    """The solution to draw: the one picked in the table (?pick=N), or a job's only one."""
+def _pick_number(page_no: int, items: list[dict[str, int]]) -> int | None:
+    """The number of the solution picked in the table (?pick=N) when it is on this page."""
     pick = request.args.get("pick", type=int)
     offset = (page_no - 1) * PAGE_SIZE
-    if pick is not None and offset < pick <= offset + len(items):
-        return items[pick - offset - 1]
+    return pick if pick is not None and offset < pick <= offset + len(items) else None
+
+
+def _picked(job: Job, page_no: int, items: list[dict[str, int]], total: int) -> Any:
+    """The solution to draw: the one picked in the table (?pick=N), or a job's only one."""
+    pick = _pick_number(page_no, items)
+    if pick is not None:
+        return items[pick - (page_no - 1) * PAGE_SIZE - 1]
     if job.done and total == 1 and items:
         return items[0]
     return None
