@@ -25,6 +25,7 @@ from web.i18n import gettext
 pytestmark = pytest.mark.usefixtures("web_workers")
 
 SEND = "SEND + MORE = MONEY"
+DONALD = "DONALD + GERALD = ROBERT"
 LANGS = ("en", "ja", "th")
 WAIT = 30  # seconds each request may wait for its explanation to be worked out
 
@@ -225,6 +226,35 @@ def test_next_step_reveals_steps_one_by_one(
         assert page.locator("#steps > li:visible").count() == len(steps)
         assert page.locator("#next-step").is_disabled()
         assert page.csp == [] and page.errors == []
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_next_step_stays_under_the_pointer(browser: Any, live_server: str) -> None:
+    """At 1280 x 900, clicking "Next step" again and again: the button never leaves the
+    screen (it used to scroll itself below the fold) and each new step is in view."""
+    with new_tab(browser, width=1280) as page:
+        created = page.request.post(f"{live_server}/api/jobs", data={"puzzle": DONALD})
+        job_id = created.json()["id"]
+        page.request.get(f"{live_server}/api/jobs/{job_id}/explain?wait={WAIT}")
+        page.goto(f"{live_server}/jobs/{job_id}")
+        page.locator("#explain-controls:not([hidden])").wait_for()
+        total = page.locator("#steps > li").count()
+        assert total > 8
+        page.locator("#next-step").scroll_into_view_if_needed()
+        for shown in range(2, total + 1):
+            page.locator("#next-step").click()
+            box = page.evaluate(
+                "(i) => { const b = document.getElementById('next-step').getBoundingClientRect();"
+                " const s = document.querySelectorAll('#steps > li')[i].getBoundingClientRect();"
+                " return [b.top, b.bottom, s.top, s.bottom, innerHeight]; }",
+                shown - 1,
+            )
+            button_top, button_bottom, step_top, step_bottom, height = box
+            assert 0 <= button_top and button_bottom <= height, (shown, box)
+            assert step_bottom > 0 and step_top < height, (shown, box)  # the new step shows
+        assert page.locator("#next-step").is_disabled()
+        assert page.locator("#all-steps").is_disabled()  # and "Show all" with it
 
 
 @pytest.mark.browser

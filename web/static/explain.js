@@ -46,9 +46,13 @@
   steps.forEach(function (step, i) { step.hidden = i > 0; });
   controls.hidden = false;
   say();
+  // The new step appears above the button: scroll by what it added, so the button stays
+  // where the reader's pointer is and the new step shows just above it (scrolling the step
+  // into view instead pushed the button below the fold after every click).
   next.addEventListener("click", function () {
+    var before = next.getBoundingClientRect().top;
     reveal(shown + 1);
-    steps[shown - 1].scrollIntoView({ block: "nearest" });
+    window.scrollBy(0, next.getBoundingClientRect().top - before);
   });
   all.addEventListener("click", function () { reveal(steps.length); });
 
