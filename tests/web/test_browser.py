@@ -256,3 +256,36 @@ def test_japanese_form_names_a_full_width_mistake_in_japanese(
         error = page.locator("#puzzle-error").inner_text()
         assert "6 文字目: 「！」（U+FF01）は使えない文字です" in error
         assert "unexpected" not in error
+
+
+def test_a_phone_sees_that_the_sum_and_grid_go_on_sideways(browser: Any, live_server: str) -> None:
+    """At 390 px a long column sum and a base-16 letter x digit grid are wider than the
+    screen: each scrolls sideways inside its box, which shows a shadow at the edge with more
+    beyond."""
+    with new_tab(browser, width=NARROW) as page:
+        seen = []
+        for puzzle, base, selector in (
+            ("DONALD + GERALD = ROBERT", 10, "#sum"),
+            ("SEND + MORE = MONEY", 16, "#grid"),
+        ):
+            job = page.request.post(
+                f"{live_server}/api/jobs?wait=30",
+                data={"puzzle": puzzle, "mode": "enumerate", "options": {"base": base}},
+            ).json()
+            # Its explanation worked out first: the page reloads itself once it is ready.
+            page.request.get(f"{live_server}/api/jobs/{job['id']}/explain?wait=30")
+            page.goto(f"{live_server}/jobs/{job['id']}?pick=1")
+            page.wait_for_selector(DONE)
+            seen.append(
+                page.evaluate(
+                    "(s) => { const box = document.querySelector(s).closest('.scroll');"
+                    " const style = getComputedStyle(box);"
+                    " return [box.scrollWidth > box.clientWidth, style.overflowX,"
+                    " (style.backgroundImage.match(/radial-gradient/g) || []).length,"
+                    " box.getBoundingClientRect().right <= innerWidth]; }",
+                    selector,
+                )
+            )
+        # Wider than the screen, scrolling inside a box that fits, with a shadow each side.
+        assert seen == [[True, "auto", 2, True], [True, "auto", 2, True]], seen
+        assert page.errors == [] and page.csp == []
