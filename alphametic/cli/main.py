@@ -1,4 +1,5 @@
-"""The `alphametic` command line: solve or explain one puzzle, or solve a batch of them."""
+"""The `alphametic` command line: solve or explain one puzzle, solve a batch of them, or
+compose puzzles from a word list."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ..language.puzzle import LeadingZeros, Puzzle, PuzzleError, parse
 from ..linear.native import EngineError, describe, engine
 from ..render import caret, render_line, render_sum
 from ..search import Search
+from . import compose
 from .batch import open_batch, result, run_batch
 from .console import Console, OutputError, ProgressBar, catch_interrupt, emit, silence_stdout
 
@@ -51,6 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits on --help (0) and on bad usage (2)
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    if args.command == "compose":
+        return _run_compose(args)
     try:
         engine()  # ALPHAMETIC_ENGINE=native without the native core: refuse to start
         _fixes(args.fix)  # fail before any work, even in batch mode
@@ -76,6 +80,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader (say `| head`) left: silence the final flush instead of a traceback.
+        silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except OutputError as exc:
+        silence_stdout()
+        print(f"alphametic: error: cannot write the results: {exc}", file=sys.stderr)
+        return EXIT_OUTPUT_FAILED
+
+
+def _run_compose(args: argparse.Namespace) -> int:
+    """Run `alphametic compose`, with the same exits as the other commands."""
+    try:
+        engine()
+        if sys.stdout is None:
+            raise OutputError("standard output is closed")
+        return compose.run(args)
+    except (PuzzleError, compose.ComposeError, EngineError) as exc:
+        print(f"alphametic: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("\nalphametic: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
         silence_stdout()
         return EXIT_BROKEN_PIPE
     except OutputError as exc:
@@ -114,7 +140,7 @@ def _check_puzzle_args(args: argparse.Namespace) -> None:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser with its `solve` and `explain` subcommands."""
+    """Return the argument parser with its `solve`, `explain` and `compose` subcommands."""
     parser = argparse.ArgumentParser(prog="alphametic", description=__doc__, epilog=_EXIT_HELP)
     parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -184,6 +210,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help=f"CPU seconds the search may take to find the solution (default {SEARCH_SECONDS:g})",
     )
     explain_command.add_argument("puzzle", nargs="+", metavar="PUZZLE", help="the puzzle text")
+    compose.add_parser(commands)
     return parser
 
 

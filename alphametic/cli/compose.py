@@ -1,0 +1,124 @@
+"""`alphametic compose`: every sum of words from a word list with exactly K solutions."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from ..compose import Composed, Tally, compose, words_of
+from ..explain.walkthrough import explain
+from ..language.options import LeadingZeros, check_base
+from ..render import render_line
+from .batch import open_batch
+from .console import Console, catch_interrupt
+
+# CPU seconds the explanation that rates a result may search (results are unique puzzles:
+# their one solution is found in milliseconds; the deductions are bounded on their own).
+RATE_SECONDS = 1.0
+
+
+class ComposeError(Exception):
+    """Bad compose input found after argparse accepted the arguments."""
+
+
+def add_parser(commands: Any) -> None:
+    """Add the `compose` subcommand to the command line's subparsers."""
+    compose_command = commands.add_parser(
+        "compose",
+        help="find every sum of words from a list that has exactly K solutions",
+        description="Compose puzzles: every W1 + ... + WN = R of words from WORDS (a word may "
+        "repeat as an addend, each set of addends once, R none of them) with exactly K "
+        "solutions, each with its difficulty.",
+        epilog="exit status: 0 some found, 1 none found, 2 bad input, 130 interrupted.",
+    )
+    compose_command.add_argument(
+        "--addends", type=int, default=2, metavar="N", help="addends per sum (default 2)"
+    )
+    compose_command.add_argument(
+        "--solutions", type=int, default=1, metavar="K", help="solutions wanted (default 1)"
+    )
+    compose_command.add_argument(
+        "--base", type=int, default=10, metavar="B", help="number base, 2 to 36"
+    )
+    compose_command.add_argument(
+        "--leading-zeros",
+        default=LeadingZeros.MULTI_LETTER.value,
+        choices=[p.value for p in LeadingZeros],
+        metavar="POLICY",
+        help="multi-letter (default), allow, or every-word",
+    )
+    compose_command.add_argument("--json", action="store_true", help="print JSON lines")
+    compose_command.add_argument(
+        "words",
+        metavar="WORDS",
+        help="a file of words, one or more per line ('-' for stdin; # starts a comment line)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compose from the word list and print each result as it is found."""
+    if not 1 <= args.addends <= 10:
+        raise ComposeError("--addends must be from 1 to 10")
+    if not 1 <= args.solutions <= 1000:
+        raise ComposeError("--solutions must be from 1 to 1000")
+    check_base(args.base)
+    try:
+        with open_batch(args.words) as source:
+            words = words_of(source)
+    except OSError as exc:
+        raise ComposeError(f"cannot read {args.words}: {exc.strerror or exc}") from exc
+    if len(words) < 2:
+        raise ComposeError("the word list needs at least two distinct words")
+    started = time.perf_counter()
+    tally = Tally()
+    console = Console(sys.stdout, None)
+    with catch_interrupt(console):
+        try:
+            found = compose(
+                words,
+                addends=args.addends,
+                base=args.base,
+                leading_zeros=args.leading_zeros,
+                solutions=args.solutions,
+                tally=tally,
+                stop=lambda: console.stop_requested,
+            )
+            for composed in found:
+                console.line(_line(composed, args.json))
+        finally:
+            console.close()
+    seconds = time.perf_counter() - started
+    skipped = ", ".join(f"{n:,} by {why}" for why, n in sorted(tally.skipped.items()))
+    print(
+        f"alphametic: {tally.results:,} found among {tally.candidates:,} candidates "
+        f"({tally.searched:,} searched; skipped {skipped or 'none'}) in {seconds:.2f} s",
+        file=sys.stderr,
+    )
+    if console.stop_requested:
+        return 130
+    return 0 if tally.results else 1
+
+
+def _line(composed: Composed, as_json: bool) -> str:
+    """One result: its text, its solution (when it has one), its difficulty."""
+    puzzle = composed.puzzle
+    difficulty = None
+    if len(composed.solutions) == 1:
+        rating = explain(puzzle, seconds=RATE_SECONDS).difficulty
+        difficulty = {"score": rating.score, "label": rating.label}
+    if as_json:
+        out: dict[str, Any] = {
+            "puzzle": puzzle.text,
+            "solutions": len(composed.solutions),
+            "solution": composed.solutions[0] if len(composed.solutions) == 1 else None,
+            "difficulty": difficulty,
+        }
+        return json.dumps(out, ensure_ascii=False)
+    if len(composed.solutions) == 1:
+        compact = tuple(composed.solutions[0][letter] for letter in puzzle.letters)
+        rated = f"  ({difficulty['label']}, {difficulty['score']})" if difficulty else ""
+        return f"{render_line(puzzle, compact)}{rated}"
+    return f"{puzzle.text}  ({len(composed.solutions)} solutions)"

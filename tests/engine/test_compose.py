@@ -1,0 +1,114 @@
+"""The composer against an independent brute force written here: every multiset of addends,
+every result, every assignment of distinct digits, counted with Python integers."""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations_with_replacement, permutations
+from pathlib import Path
+
+import pytest
+
+from alphametic.cli.main import main
+from alphametic.compose import Tally, compose, words_of
+
+WORDS = ["AB", "BA", "CC", "ABC", "CAB", "BCA", "A", "B", "AD", "DAB"]
+
+
+def value(word: str, digits: dict[str, int], base: int) -> int:
+    """The number a word spells in the base."""
+    total = 0
+    for letter in word:
+        total = total * base + digits[letter]
+    return total
+
+
+def brute(
+    words: list[str], addends: int, base: int, policy: str, wanted: int
+) -> dict[str, list[dict[str, int]]]:
+    """Puzzle text -> its solutions, for every candidate with exactly `wanted` solutions."""
+    found: dict[str, list[dict[str, int]]] = {}
+    for terms in combinations_with_replacement(sorted(set(words)), addends):
+        for result in sorted(set(words)):
+            if result in terms:
+                continue
+            everything = [*terms, result]
+            letters = sorted(set("".join(everything)))
+            if len(letters) > base:
+                continue
+            leading = {
+                w[0]
+                for w in everything
+                if policy == "every-word" or (policy == "multi-letter" and len(w) > 1)
+            }
+            solutions = []
+            for chosen in permutations(range(base), len(letters)):
+                digits = dict(zip(letters, chosen, strict=True))
+                if any(digits[letter] == 0 for letter in leading):
+                    continue
+                left = sum(value(w, digits, base) for w in terms)
+                if left == value(result, digits, base):
+                    solutions.append(digits)
+            if len(solutions) == wanted:
+                found[" + ".join(terms) + " = " + result] = solutions
+    return found
+
+
+@pytest.mark.parametrize(
+    ("addends", "base", "policy", "wanted"),
+    [
+        (2, 6, "multi-letter", 1),
+        (2, 6, "allow", 1),
+        (2, 7, "every-word", 2),
+        (3, 5, "multi-letter", 1),
+        (2, 8, "every-word", 1),
+    ],
+)
+def test_the_composer_finds_what_the_brute_force_finds(
+    addends: int, base: int, policy: str, wanted: int
+) -> None:
+    tally = Tally()
+    got = {
+        c.puzzle.text: sorted(c.solutions, key=lambda s: sorted(s.items()))
+        for c in compose(
+            WORDS,
+            addends=addends,
+            base=base,
+            leading_zeros=policy,
+            solutions=wanted,
+            tally=tally,
+        )
+    }
+    expected = {
+        text: sorted(s, key=lambda s: sorted(s.items()))
+        for text, s in brute(WORDS, addends, base, policy, wanted).items()
+    }
+    assert got == expected
+    assert expected  # the case finds something: a comparison of two empty sets proves little
+    assert tally.results == len(got) and tally.searched <= tally.candidates
+
+
+def test_words_are_folded_and_deduplicated() -> None:
+    lines = ["# a comment", "send  ＭＯＲＥ", "", "money send", "no-word 42"]
+    assert words_of(lines) == ["SEND", "MORE", "MONEY"]
+
+
+def test_the_command_line_prints_the_same_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    words = tmp_path / "words.txt"
+    words.write_text("\n".join(WORDS) + "\n")
+    assert main(["compose", "--json", "--base", "6", str(words)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    printed = {json.loads(line)["puzzle"]: json.loads(line) for line in lines}
+    expected = brute(WORDS, 2, 6, "multi-letter", 1)
+    assert set(printed) == set(expected)
+    for text, out in printed.items():
+        assert out["solutions"] == 1 and out["solution"] == expected[text][0]
+        assert out["difficulty"]["label"] in {"easy", "medium", "hard", "fiendish"}
+    assert main(["compose", str(tmp_path / "missing.txt")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert main(["compose", "--base", "37", str(words)]) == 2
+    lone = tmp_path / "lone.txt"
+    lone.write_text("WORD\n")
+    assert main(["compose", str(lone)]) == 2
