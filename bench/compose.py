@@ -1,0 +1,88 @@
+"""Composer benchmark: `alphametic compose` on a 63-word list against seed 000's compiled
+backtracker counting the solutions of every candidate it would have to try.
+
+Usage: python bench/compose.py [--addends N] [--repeat R]
+The yardstick (../shared/peers/seed000.cpp, built into bench/.build by bench/engine.py's
+build_peer) counts each candidate of at most 10 letters (its own per-puzzle time, summed); the
+composer's time is wall time in this process, words read to last result, difficulty included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from engine import build_peer, peer_run  # noqa: E402
+
+from alphametic.compose import Tally, candidates, compose  # noqa: E402
+from alphametic.explain.walkthrough import explain  # noqa: E402
+from alphametic.linear.native import describe  # noqa: E402
+
+# 63 short English words (deterministic; no licence concern: common words).
+WORDS = """
+ADD ALL AND ANT ARE ART BAD BAT BED BEE BET BIG BOAT CAN CAR CAT COLD DEAR DOG EAR EAST EAT
+EGG END EVEN FAR FEET FIVE FOUR GAME GOLD HAND HAT HEAD HEAR HOME LESS LINE MORE MOST NAME
+NINE NOTE ODD ONE OUT RATE REST ROAD SEND SIX SOME TEN THAT THREE TIME TOO TREE TWO WEST
+MONEY SEA STAR
+""".split()
+
+
+def main() -> int:
+    """Time the composer and the yardstick on the same candidates."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--addends", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args()
+    assert len(WORDS) == 63 and len(set(WORDS)) == 63
+    print(f"engine: {describe()}; load average {os.getloadavg()}")
+    best = float("inf")
+    tally = Tally()
+    for _ in range(args.repeat):
+        tally = Tally()
+        started = time.perf_counter()
+        found = list(compose(WORDS, addends=args.addends, tally=tally))
+        rated = [explain(c.puzzle, seconds=1.0).difficulty for c in found]
+        best = min(best, time.perf_counter() - started)
+    print(
+        f"composer: {tally.candidates:,} candidates, {tally.searched:,} searched, "
+        f"skipped {tally.skipped}, {tally.results:,} with one solution, "
+        f"{best:.2f} s (difficulty of each included: {len(rated)} rated)"
+    )
+    exe = build_peer()
+    if exe is None:
+        print("C++ yardstick not available (../shared/peers/seed000.cpp or g++ missing)")
+        return 0
+    # Every candidate the yardstick can read (10 letters at most), unpruned: what counting the
+    # solutions of every candidate costs it.
+    texts = []
+    for terms in _multisets(args.addends):
+        for result in sorted(WORDS):
+            if result not in terms and len(set("".join((*terms, result)))) <= 10:
+                texts.append("+".join(terms) + "=" + result)
+    times, _answers = peer_run(exe, texts, "--all", 1)
+    total = sum(times)
+    pruned = sum(1 for _ in candidates(WORDS, args.addends))
+    print(
+        f"seed 000 (C++, --all): {len(texts):,} candidates counted in {total:.2f} s "
+        f"(its own per-puzzle times); the composer searched {pruned:,} of them"
+    )
+    print(f"composer / C++: {best / total:.3f}")
+    return 0
+
+
+def _multisets(addends: int) -> list[tuple[str, ...]]:
+    """Every multiset of addends from the list, as the composer forms them."""
+    from itertools import combinations_with_replacement
+
+    return list(combinations_with_replacement(sorted(WORDS), addends))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
