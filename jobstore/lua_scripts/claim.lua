@@ -1,7 +1,8 @@
 -- Starts a run of a job for one worker: a fresh job, one a stopping or yielding worker handed
 -- back (same attempt), or one whose worker was lost (its lease expired, or force: its holder
--- is certainly dead), which spends an attempt. A run resumes from the job's checkpoint: the
--- solutions stored after it are cut away and the counters go back to it.
+-- is certainly dead), which spends an attempt; the same pool process claiming a job it holds
+-- (its claim's reply lost) takes it again at once, spending none. A run resumes from the
+-- job's checkpoint: the solutions stored after it are cut away and the counters go back to it.
 -- KEYS: job hash, solutions list, grid hash, leases zset, stats hash, queued zset, then the
 --       waiting zsets of its queue's lanes (it waits in none of them once it runs).
 -- ARGV: now, lease_until, holder, max_attempts, ttl, job_id, force ("1" = ignore a live lease),
@@ -37,7 +38,7 @@ if s[3] and s[3] ~= '' then return finish('canceled', '') end
 local parent = s[14]
 if parent == '' or (parent and redis.call('EXISTS', parent) == 0) then parent = nil end
 if state == 'running' then
-  if ARGV[7] ~= '1' and tonumber(s[4] or '0') > tonumber(now) then
+  if ARGV[7] ~= '1' and tonumber(s[4] or '0') > tonumber(now) and s[5] ~= ARGV[3] then
     return {'busy', attempt, s[4], s[5] or ''}
   end
   local used, budget = tonumber(s[16] or '0') or 0, tonumber(ARGV[11])
@@ -54,11 +55,15 @@ if state == 'running' then
       wrote - tonumber(s[6]) >= tonumber(ARGV[8]) - margin)) then
     return finish('failed', 'time limit')
   end
-  -- Its worker was lost: that spends an attempt.
-  local reason = 'lease'
-  if ARGV[7] == '1' then reason = 'dead_holder' end
-  redis.call('HINCRBY', KEYS[5], 'redeliveries:' .. reason, 1)
-  attempt = attempt + 1
+  -- Its worker was lost: that spends an attempt. Not when the same pool process claims it
+  -- again: the first claim's reply was lost (Redis restarted, or a replica did not confirm
+  -- it), or that process's run gave up on an unreachable Redis; nothing of it runs now.
+  if ARGV[7] == '1' or s[5] ~= ARGV[3] then
+    local reason = 'lease'
+    if ARGV[7] == '1' then reason = 'dead_holder' end
+    redis.call('HINCRBY', KEYS[5], 'redeliveries:' .. reason, 1)
+    attempt = attempt + 1
+  end
 elseif attempt == 0 then
   attempt = 1
 end

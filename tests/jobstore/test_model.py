@@ -117,7 +117,7 @@ def test_attempts_stale_writes_and_terminal_states(quiet: JobStore) -> None:
     first = Attempt(client, settings, job.id)
     first.width = 7
     assert first.claim("a|x|1").status == "run" and first.number == 1
-    assert first.claim("a|x|1").status == "busy"  # the lease is live
+    assert Attempt(client, settings, job.id).claim("z|x|9").status == "busy"  # lease live
     assert first.write({"progress": "0.1"}, {}, "0123456", 1) is WRITTEN
     second = Attempt(client, settings, job.id)
     second.width = 7
@@ -137,6 +137,47 @@ def test_attempts_stale_writes_and_terminal_states(quiet: JobStore) -> None:
     assert second.claim("c|x|3", force=True).status == "done"
     cancel = quiet.cancel(job.id)
     assert cancel is not None and cancel[1] is False and cancel[0].state is State.SUCCEEDED
+
+
+def test_a_final_write_whose_reply_was_lost_is_written_when_resent(quiet: JobStore) -> None:
+    """A run's final write applied but its reply lost (Redis restarted, or a replica did not
+    confirm it) is resent: the run learns it was written, not that it lost the job (stale),
+    so the job's one ending is logged as what it is. Another run's is still refused."""
+    client, settings = raw(quiet), quiet.settings
+    job = quiet.submit("enumerate", "AB + CD = EFG")
+    run = Attempt(client, settings, job.id)
+    run.width = 7
+    assert run.claim("a|x|1").status == "run"
+    assert run.write({"found": "1"}, {}, "0123456", 1, final="succeeded") is WRITTEN
+    assert run.write({"found": "1"}, {}, "0123456", 1, final="succeeded") is WRITTEN
+    assert quiet.solutions(job.id).total == 1  # type: ignore[union-attr]  # stored once
+    assert run.write({"found": "1"}, {}, "", 2) is REFUSED  # not running: nothing more
+    other = Attempt(client, settings, job.id)
+    other.claims = run.claims + 1
+    assert other.write({}, {}, "", 1, final="succeeded") is REFUSED
+    canceled = quiet.submit("enumerate", "AB + CD = EFH")
+    lost = Attempt(client, settings, canceled.id)
+    assert lost.claim("b|x|2").status == "run"
+    client.hset(quiet.keys.job(canceled.id), "lease", "1")  # its worker lost...
+    quiet.cancel(canceled.id)  # ...so the cancel ends it: not that run's own final write
+    assert lost.write({}, {}, "", 1, final="canceled") is REFUSED
+
+
+def test_a_claim_whose_reply_was_lost_spends_no_attempt(quiet: JobStore) -> None:
+    """A claim applied but its reply lost (or its replica confirmation timed out) is claimed
+    again by the same pool process at once: no attempt spent, no waiting out its lease; the
+    first claim's number is stale. Another holder still finds the job busy."""
+    client, settings = raw(quiet), quiet.settings
+    job = quiet.submit("enumerate", "AB + CD = EFG")
+    lost, again = Attempt(client, settings, job.id), Attempt(client, settings, job.id)
+    assert lost.claim("a|x|1").status == "run" and lost.number == 1
+    claim = again.claim("a|x|1")
+    assert (claim.status, claim.attempt, again.claims) == ("run", 1, lost.claims + 1)
+    assert lost.write({"progress": "0.5"}, {}, "", 1) is REFUSED
+    assert Attempt(client, settings, job.id).claim("b|x|2").status == "busy"
+    for _ in range(settings.max_attempts + 1):  # retried as often as it takes
+        assert Attempt(client, settings, job.id).claim("a|x|1").attempt == 1
+    assert quiet.get(job.id).attempt == 1  # type: ignore[union-attr]
 
 
 def test_cap_truncates_and_pages(quiet: JobStore) -> None:

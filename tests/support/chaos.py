@@ -119,6 +119,16 @@ def ran_once(workers: list[WorkerProcess], job: Job) -> str:
     return f"ended other than once: {twice}" if twice else ""
 
 
+def ended_once_current(workers: list[WorkerProcess], job: Job) -> str:
+    """'' when the job (or each of its shards) logged exactly one ending and it is a current
+    one (no stale run beside it: nothing lost its claim), else why not."""
+    if why := ran_once(workers, job):
+        return why
+    ended = endings(workers, job.id)
+    other = {name: ends for name, ends in ended.items() if len(ends) != 1}
+    return f"ended more than once or stale: {other}" if other else ""
+
+
 def unstale(ends: list[str]) -> list[str]:
     """The endings of attempts that were still current (their writes counted)."""
     return [end for end in ends if not end.endswith(": stale")]
