@@ -23,7 +23,7 @@ class Claimed(StrEnum):
     """What claim.lua answered: run it, or why not."""
 
     RUN = "run"
-    DONE = "done"  # it had ended already
+    DONE = "done"  # it had ended already, or its shards run it (a split, released job)
     GONE = "gone"  # no such job (expired)
     BUSY = "busy"  # another live run holds its lease
     CANCELED = "canceled"  # ended now: its cancel flag was up

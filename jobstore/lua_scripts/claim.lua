@@ -34,6 +34,12 @@ end
 if is_final(state) then
   return {'done', attempt, '', ''}
 end
+-- A split job whose run released it (release.lua: lease '0') is run by its shards: its message
+-- delivered again (kombu restores a running task's unacknowledged message at a reconnect)
+-- finds nothing to run, spends no attempt and changes nothing.
+if state == 'running' and s[17] and s[17] ~= '' and s[4] == '0' then
+  return {'done', attempt, '', ''}
+end
 if s[3] and s[3] ~= '' then return finish('canceled', '') end
 local parent = s[14]
 if parent == '' or (parent and redis.call('EXISTS', parent) == 0) then parent = nil end

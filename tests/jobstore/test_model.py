@@ -9,8 +9,19 @@ import pytest
 import redis
 
 from alphametic import PuzzleError
-from jobstore import ConfigError, JobStore, Keys, Mode, OptionsError, Settings, State, decode
+from jobstore import (
+    ConfigError,
+    JobStore,
+    Keys,
+    Mode,
+    OptionsError,
+    Settings,
+    State,
+    decode,
+    shards,
+)
 from jobstore.attempt import Attempt
+from jobstore.handle import Handle
 from jobstore.transitions import Written
 from tests.support.puzzles import encode
 
@@ -178,6 +189,22 @@ def test_a_claim_whose_reply_was_lost_spends_no_attempt(quiet: JobStore) -> None
     for _ in range(settings.max_attempts + 1):  # retried as often as it takes
         assert Attempt(client, settings, job.id).claim("a|x|1").attempt == 1
     assert quiet.get(job.id).attempt == 1  # type: ignore[union-attr]
+
+
+def test_a_split_job_delivered_again_is_not_run_again(quiet: JobStore) -> None:
+    """A split job's message delivered again once its run released it (kombu restores the
+    unacknowledged message of a task still running at a reconnect) is not claimed: its shards
+    run it, so it neither spends an attempt nor ends "sharded" a second time."""
+    client, settings = raw(quiet), quiet.settings
+    job = quiet.submit("enumerate", "ABC + DEF = GHI")
+    handle = Handle.of(client, settings)
+    first = Attempt(client, settings, job.id)
+    assert first.claim("a|x|1").status == "run"
+    assert shards.split(handle, first, job.id, [((1,), 0.5), ((2,), 0.5)]) == "split"
+    shards.release(handle, first, job.id)
+    claim = Attempt(client, settings, job.id).claim("b|x|2", mode=Mode.ENUMERATE)
+    assert (claim.status, claim.attempt) == ("done", 1)
+    assert client.hget(quiet.keys.job(job.id), "attempt") == "1"
 
 
 def test_cap_truncates_and_pages(quiet: JobStore) -> None:
