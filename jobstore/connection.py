@@ -31,7 +31,7 @@ from redis.backoff import ExponentialBackoff
 from redis.client import Pipeline
 from redis.connection import parse_url
 from redis.retry import Retry
-from redis.sentinel import Sentinel, SentinelConnectionPool
+from redis.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool
 
 from .settings import Settings
 
@@ -71,7 +71,26 @@ ClosedConnection = redis.exceptions.ConnectionError
 
 
 class Unavailable(Exception):
-    """Redis (the job store and broker) cannot be reached; try again later."""
+    """Redis (the job store and broker) cannot be reached; try again later.
+
+    `may_exist`: a write was sent whose outcome is unknown (its reply lost, or no replica
+    confirmed it in time), so what it made may exist: `job_id` names it (a submission: the
+    same submission sent again finds it). False: nothing was written."""
+
+    def __init__(self, message: str, *, job_id: str = "", may_exist: bool = False) -> None:
+        super().__init__(message)
+        self.job_id = job_id
+        self.may_exist = may_exist
+
+
+class Unconfirmed(ConnectionError):
+    """A write that reached Redis, or may have, with no confirmed outcome: `job_id` may exist
+    (guarded turns it into Unavailable(may_exist=True))."""
+
+    def __init__(self, cause: BaseException, job_id: str) -> None:
+        super().__init__(str(cause))
+        self.job_id = job_id
+        self.timed_out = isinstance(cause, TIMEOUTS)
 
 
 class Full(Unavailable):
@@ -128,12 +147,16 @@ def guarded(method: Callable[P, R]) -> Callable[P, R]:
                 if isinstance(breaker, Breaker):
                     breaker.ok()  # Redis answered: it is full, not away
                 raise Full(f"the job store is full: {error}") from error
+            unconfirmed = error if isinstance(error, Unconfirmed) else None
             if isinstance(breaker, Breaker):
-                if isinstance(error, TIMEOUTS):
+                if isinstance(error, TIMEOUTS) or (unconfirmed and unconfirmed.timed_out):
                     breaker.trip()
                 else:
                     breaker.ok()  # refused at once: Redis is away, not frozen; no waiting
-            raise Unavailable(f"the job store is unavailable: {error}") from error
+            message = f"the job store is unavailable: {error}"
+            if unconfirmed is not None:
+                raise Unavailable(message, job_id=unconfirmed.job_id, may_exist=True) from error
+            raise Unavailable(message) from error
         if isinstance(breaker, Breaker):
             breaker.ok()
         return result
@@ -187,7 +210,23 @@ def follow_master(settings: Settings) -> redis.Redis:
 
 # redis.exceptions is untyped here: subclassing its ConnectionError is Any to mypy.
 class NotReplicated(redis.exceptions.ConnectionError):  # type: ignore[misc]
-    """No replica confirmed a write in time: it may or may not survive a failover."""
+    """No replica confirmed a write in time: it may or may not survive a failover.
+
+    `applied`: the script ran on the master (False: refused below the floor, nothing run);
+    `reply`: what it answered there (None when it did not run)."""
+
+    def __init__(self, message: str, *, applied: bool = False, reply: Any = None) -> None:
+        super().__init__(message)
+        self.applied = applied
+        self.reply = reply
+
+
+def written_nothing(error: BaseException) -> bool:
+    """Whether a failed call certainly wrote nothing: refused below the replica floor, no
+    master to send it to (Sentinel named none), or refused by a full Redis (OOM)."""
+    if isinstance(error, NotReplicated):
+        return not error.applied
+    return isinstance(error, MasterNotFoundError | OutOfMemory)
 
 
 class Replicas:
@@ -273,7 +312,9 @@ def replicated(client: redis.Redis, run: Callable[[Pipeline | None], R]) -> R:
     if int(confirmed) < want:
         replicas.forget()
         raise NotReplicated(
-            f"{confirmed} of {want} replica(s) confirmed the write within {wait_ms} ms"
+            f"{confirmed} of {want} replica(s) confirmed the write within {wait_ms} ms",
+            applied=True,
+            reply=reply,
         )
     return cast(R, reply)
 

@@ -18,7 +18,17 @@ import alphametic
 
 from . import shards, transitions
 from .admission import STORAGE_RETRY, StorageFull, Submission, TooManyJobs, admit
-from .connection import UNREACHABLE, Breaker, Unavailable, connect, guarded, replicas_of
+from .connection import (
+    UNREACHABLE,
+    Breaker,
+    NotReplicated,
+    Unavailable,
+    Unconfirmed,
+    connect,
+    guarded,
+    replicas_of,
+    written_nothing,
+)
 from .holders import NotHeld, holder_field, withdraw
 from .keys import Keys
 from .lanes import turn_keys
@@ -100,7 +110,8 @@ class JobStore:
         a job then refused), and raises TooManyJobs (queueing nothing) when it has the cap
         of unfinished jobs; an identical submission returning an existing job does not count
         towards that cap. With Sentinel it returns only once a replica has the job too, and
-        raises Unavailable when none confirmed in time: the job may exist all the same.
+        raises Unavailable when none confirmed in time: the job may exist all the same, and
+        the exception says so (may_exist, job_id), as it does for a reply lost on the way.
         """
         checked_mode, parsed = submission.mode, submission.puzzle
         new_id = str(uuid.uuid4())
@@ -152,8 +163,11 @@ class JobStore:
         # With Sentinel, call() returns only once a replica has the job (connection.replicated).
         created = False
         try:
-            status, detail, *sent = self.scripts.call(create)
+            status, detail, *sent = self.created(create, new_id)
             created = status == "created"
+        except Unconfirmed:
+            created = True  # it may exist: its storage stays reserved
+            raise
         finally:
             if reserved and not created:
                 self.release(new_id)
@@ -170,6 +184,23 @@ class JobStore:
         # Its place in the queue, as every read of a queued job has it (one round trip).
         record.update(lane=str(detail), message=sent[0])
         return place(self.redis, self.settings, Job.from_hash(record), sent[0])
+
+    def created(self, create: transitions.Create, new_id: str) -> list[Any]:
+        """Run the create script; raises Unconfirmed (the API's 503 saying the job may exist,
+        and its id) when it reached Redis, or may have, without a confirmed outcome: its reply
+        lost, or no replica confirmed the job. A retry of the same submission then finds it
+        (dedup), counting once against the client's cap."""
+        try:
+            reply: list[Any] = self.scripts.call(create)
+        except UNREACHABLE as error:
+            if written_nothing(error):
+                raise
+            answer = error.reply if isinstance(error, NotReplicated) else None
+            if answer and answer[0] in ("limited", "full"):
+                return list(answer)  # refused there: nothing made (the request counted)
+            made = str(answer[1]) if answer and answer[0] == "existing" else new_id
+            raise Unconfirmed(error, made) from error
+        return reply
 
     @guarded
     def storage_left(self, client: str) -> int | None:

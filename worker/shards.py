@@ -102,13 +102,12 @@ def run_shard(handle: Handle, attempt: Attempt, shard: Job, record: dict[str, st
     The job's time limit counts the search time of all its shards (the parent's `ran`, kept by
     update.lua): the shard stops when that reaches the limit, so sharding spreads the job's
     search over workers without lengthening it, and time its shards wait never counts.
+    A run that raised (Redis lost mid-run) settles nothing: the shard is still running, and
+    its task claims it again (worker/tasks.py). Settling it "failed" stopped its whole job.
     """
     run = Run(handle.settings, attempt, shard, record)
     run.limit_by(shards.job_ran(handle, shard.parent))
-    outcome = Outcome.FAILED
-    try:
-        outcome = run.execute()
-    finally:
-        if outcome not in HANDED_BACK:
-            shards.settle(handle, shard.id, outcome)
+    outcome = run.execute()
+    if outcome not in HANDED_BACK:
+        shards.settle(handle, shard.id, outcome)
     return outcome

@@ -21,8 +21,8 @@ from celery.signals import task_revoked
 
 from jobstore import Job, JobStore, Mode, Settings
 from jobstore.attempt import Attempt, Claim
-from jobstore.connection import UNREACHABLE, OutOfMemory
-from jobstore.handle import handle_for
+from jobstore.connection import UNREACHABLE
+from jobstore.handle import Handle, handle_for
 from jobstore.messages import MARK
 from jobstore.queue import queued_by_store
 from jobstore.shards import settle
@@ -39,7 +39,7 @@ from .run import Outcome, Run
 
 log = logging.getLogger(__name__)
 
-CLAIM_PATIENCE = 30.0  # seconds a claim waits for an unreachable Redis before Celery retries
+CLAIM_PATIENCE = 30.0  # seconds between the warnings of a claim waiting for Redis
 
 
 class JobFailed(Exception):
@@ -86,45 +86,64 @@ class JobTask(Task[[str], str]):
 
 
 def execute(task: Any, mode: Mode, job_id: str) -> str:
-    """Claim the job and run it; returns what happened (the job record is the result)."""
+    """Claim the job and run it; returns what happened (the job record is the result).
+
+    Redis lost mid-run (a write or read that could not be made or confirmed, after the run's
+    own retries) ends neither the job nor the task: the run is claimed again from its
+    checkpoint by this same pool process, which spends no attempt (claim.lua). A task that
+    ended in that error instead was acknowledged with its job still running or queued, and
+    the job then lost an attempt to its lease, or its message to a sweep judging it purged.
+    """
     settings: Settings = task.app.conf.alphametic_settings
     handle = handle_for(settings)
     attempt = handle.attempt(job_id)
     holder = holder_name(task.request.hostname or "worker")
     hard = hard_limit(settings, mode)
-    try:
+    while True:
         claim = claim_patiently(attempt, holder, hard, mode)
-    except UNREACHABLE as error:
-        raise task.retry(exc=error, countdown=1, max_retries=None) from error
-    name_attempt(job_id, claim.attempt)
-    if claim.status is Claimed.BUSY:
-        # Another live run holds the lease: look again when it would have expired.
-        wait = max(0.5, (claim.lease or time.time()) - time.time() + 0.5)
-        log.info("job %s busy (held by %s): look again in %.1f s", job_id, claim.holder, wait)
-        raise task.retry(countdown=wait, max_retries=None)
-    if claim.status is not Claimed.RUN:
-        log.info("job %s not run: %s (attempt %s)", job_id, claim.status, claim.attempt)
-        settle(handle, job_id, claim.status)  # a shard that ends unrun
-        return claim.status.value
-    job = Job.from_hash(claim.record)
+        name_attempt(job_id, claim.attempt)
+        if claim.status is Claimed.BUSY:
+            # Another live run holds the lease: look again when it would have expired.
+            wait = max(0.5, (claim.lease or time.time()) - time.time() + 0.5)
+            log.info("job %s busy (held by %s): look again in %.1f s", job_id, claim.holder, wait)
+            raise task.retry(countdown=wait, max_retries=None)
+        if claim.status is not Claimed.RUN:
+            log.info("job %s not run: %s (attempt %s)", job_id, claim.status, claim.attempt)
+            settle(handle, job_id, claim.status)  # a shard that ends unrun
+            return claim.status.value
+        job = Job.from_hash(claim.record)
+        try:
+            outcome = run_claimed(handle, attempt, job, claim.record)
+        except UNREACHABLE as error:
+            log.warning("job %s: Redis lost mid-run (%s): claiming it again", job_id, error)
+            time.sleep(1.0)
+            continue
+        return report(task, job, outcome)
+
+
+def run_claimed(handle: Handle, attempt: Attempt, job: Job, record: dict[str, str]) -> Outcome:
+    """Run a claimed job: a shard, a job to split, or a whole one; logs how the run ended."""
     with stopping.handing_back():
         if job.parent:
-            outcome = shards.run_shard(handle, attempt, job, claim.record)
+            outcome = shards.run_shard(handle, attempt, job, record)
         elif job.mode is not Mode.SOLVE and shards.split(handle, attempt, job):
             outcome = Outcome.SHARDED  # its shards are on the queue now
         else:
-            outcome = Run(settings, attempt, job, claim.record).execute()
+            outcome = Run(handle.settings, attempt, job, record).execute()
         # One line per run: the chaos tests count completions per job with it.
-        log.info("job %s attempt %s ended: %s", job_id, attempt.number, outcome)
-    return report(task, job, outcome)
+        log.info("job %s attempt %s ended: %s", job.id, attempt.number, outcome)
+    return outcome
 
 
 def claim_patiently(attempt: Attempt, holder: str, hard: float, mode: Mode) -> Claim:
-    """Claim the job, waiting here up to CLAIM_PATIENCE while Redis is unreachable (a restart,
-    a Sentinel failover), and for as long as it is full (at its maxmemory): Celery's own retry
-    must publish to that same Redis, and a retry it cannot publish rejects the message,
-    leaving the job queued with no message."""
-    deadline = time.monotonic() + CLAIM_PATIENCE
+    """Claim the job, waiting here for as long as Redis is unreachable or does not confirm the
+    claim, or is full (a restart, a Sentinel failover, a replica that lags), with the message kept
+    unacknowledged: Celery's retry would have to publish to that same Redis, and a retry it
+    cannot publish drops the message, leaving the job queued with no message (which the
+    sweep then judged purged). A claim resent after its reply was lost is the same claim
+    (claim.lua: same holder). Celery's hard time limit bounds the wait."""
+    waited_since = time.monotonic()
+    warned = 0.0
     delay = 0.1
     while True:
         try:
@@ -134,9 +153,10 @@ def claim_patiently(attempt: Attempt, holder: str, hard: float, mode: Mode) -> C
                 claim = attempt.claim(holder, force=True, hard_limit=hard, mode=mode)
             return claim
         except UNREACHABLE as error:
-            # A full Redis (OOM) answers but takes no write, a retry's message neither: wait.
-            if time.monotonic() + delay > deadline and not isinstance(error, OutOfMemory):
-                raise
+            waited = time.monotonic() - waited_since
+            if waited - warned >= CLAIM_PATIENCE:
+                warned = waited
+                log.warning("job %s: no claim for %.0f s: %s", attempt.job_id, waited, error)
             time.sleep(delay)
             delay = min(2 * delay, 2.0)
 

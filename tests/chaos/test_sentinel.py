@@ -10,18 +10,28 @@ the master accepting, and ALPHAMETIC_MIN_REPLICAS refuses writes below its floor
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 import requests
 from kombu import Connection
 
-from jobstore import JobStore, Mode, Settings, Unavailable
+from jobstore import Job, JobStore, Keys, Mode, Settings, State, Unavailable
 from jobstore.settings import ConfigError
-from tests.support.chaos import succeeded_once, wait_until
+from tests.support.chaos import (
+    MEDIUM,
+    SHARDED,
+    SHARDING,
+    running_shard,
+    shard_count,
+    succeeded_once,
+    wait_until,
+)
 from tests.support.sentinel import SentinelSetup, SentinelUnsupported, Stream, following
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
@@ -153,6 +163,105 @@ def test_below_the_replica_floor_writes_are_refused_and_not_written(
     job = fine.submit("solve", "SEND + MORE = MONEY")
     assert fine.get(job.id) is not None
     assert fine.health()["replicas"] == {"connected": 1, "floor": 1}
+
+
+@contextmanager
+def frozen(setup: SentinelSetup) -> Iterator[None]:
+    """The replica stopped (SIGSTOP) while still connected to the master: every write runs on
+    the master and WAIT 1 times out (NotReplicated); SIGCONT afterwards."""
+    proc = setup.replicas[0].proc
+    assert proc is not None
+    os.kill(proc.pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(proc.pid, signal.SIGCONT)
+
+
+def in_sync(setup: SentinelSetup) -> bool:
+    """The replica has every write of the master (after a freeze)."""
+    master = setup.master.client().info("replication")
+    replica = setup.replicas[0].client().info("replication")
+    return bool(master["master_repl_offset"] == replica["slave_repl_offset"])
+
+
+def test_a_submit_no_replica_confirmed_says_the_job_may_exist(
+    settings: Settings, sentinel_setup: SentinelSetup, web_factory: Any
+) -> None:
+    """A submission whose create script ran on the master but that no replica confirmed is
+    answered 503 saying so: the body names the job (`job_id`, `may_exist`), a retry of the
+    same submission finds it (202, that id), and it counts against the client's cap once."""
+    setup = sentinel_setup
+    mine = following(settings, setup)
+    # No worker: the jobs stay queued, each counting against the client's cap of 2.
+    web = web_factory(mine, env={"ALPHAMETIC_MAX_QUEUED_PER_CLIENT": "2"})
+    url = web.url + "/api/jobs"
+    body = {"puzzle": "SEND + MORE = MONEY", "mode": "enumerate"}
+    with frozen(setup):
+        answer = requests.post(url, json=body, timeout=15)
+    assert answer.status_code == 503, answer.text
+    problem = answer.json()
+    assert problem["may_exist"] is True and problem["job_id"], problem
+    assert int(answer.headers["Retry-After"]) > 0
+    wait_until(lambda: in_sync(setup), 15, "the replica caught up", 0.1)
+    again = requests.post(url, json=body, timeout=15)
+    assert again.status_code == 202 and again.json()["id"] == problem["job_id"], again.text
+    other = requests.post(url, json={**body, "puzzle": "TO + GO = OUT"}, timeout=15)
+    assert other.status_code == 202, other.text  # the first counted once: room for one more
+    third = requests.post(url, json={**body, "puzzle": "ONE + ONE = TWO"}, timeout=15)
+    assert third.status_code == 429, third.text
+    # Refused before the script ran (below the floor): nothing written, and the body says so.
+    strict = web_factory(mine.replace(min_replicas=2))
+    refused = requests.post(strict.url + "/api/jobs", json={"puzzle": "A + B = CD"}, timeout=15)
+    assert refused.status_code == 503 and refused.json()["may_exist"] is False, refused.text
+
+
+def submitted(store: JobStore, mode: str, puzzle: str, options: dict[str, Any]) -> str:
+    """The id of a submission, accepted or unconfirmed (Unavailable: it may exist)."""
+    try:
+        return store.submit(mode, puzzle, options).id
+    except Unavailable as error:
+        assert error.may_exist and error.job_id, error
+        return error.job_id
+
+
+def shard_records(store: JobStore, job: Job) -> list[dict[str, str]]:
+    """The raw records of a sharded job's shards (store.get hides shards)."""
+    keys = Keys(store.prefix)
+    count = shard_count(store, job.id)
+    return [store.redis.hgetall(keys.job(f"{job.id}.{i}")) for i in range(count)]
+
+
+def test_writes_no_replica_confirmed_spend_no_attempt_and_stop_no_shard(
+    settings: Settings,
+    sentinel_setup: SentinelSetup,
+    worker_factory: Any,
+    store_factory: Any,
+) -> None:
+    """The replica frozen for a while under running jobs (a sharded enumeration among them):
+    every claim and write the master ran is unconfirmed (NotReplicated). Nothing of it costs
+    a job: every job succeeds with its attempt 1 (a claim resent by its pool process is that
+    same claim), no shard is judged purged or stopped, and each ran to success once."""
+    setup = sentinel_setup
+    mine = following(settings, setup).replace(**SHARDING)
+    workers = [worker_factory(mine, mode, concurrency=2) for mode in ("enumerate", "solve")]
+    store: JobStore = store_factory(mine)
+    sharded = store.submit("enumerate", *SHARDED)
+    medium = store.submit("enumerate", *MEDIUM)
+    solves = [store.submit("solve", "SEND + MORE = MONEY", {"base": b}) for b in (11, 12)]
+    wait_until(lambda: running_shard(store, sharded.id), 30, "a shard running")
+    with frozen(setup):
+        # Claimed, run and ended while no replica confirms anything.
+        late = [submitted(store, "solve", "TO + GO = OUT", {"base": b}) for b in range(11, 17)]
+        time.sleep(8)
+    ids = [job.id for job in (sharded, medium, *solves)] + late
+    jobs = succeeded_once(store, workers, ids, timeout=90)
+    assert [job.attempt for job in jobs] == [1] * len(jobs), [j.to_dict() for j in jobs]
+    records = shard_records(store, jobs[0])
+    assert records and all(r["state"] == State.SUCCEEDED for r in records), records
+    assert [r["attempt"] for r in records] == ["1"] * len(records), records
+    log = workers[0].log() + workers[1].log()
+    assert "purged" not in log and "shard was stopped" not in log, log[-4000:]
 
 
 def test_sentinel_workers_config_names_the_master(settings: Settings) -> None:

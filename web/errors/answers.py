@@ -81,10 +81,20 @@ def _busy(exc: Busy) -> Response:
 
 
 def _unavailable(exc: Unavailable) -> Response:
-    """Answer 503 with Retry-After while Redis cannot be reached."""
+    """Answer 503 with Retry-After while Redis cannot be reached. A write whose outcome is
+    unknown says the job may exist (`may_exist`, `job_id`): the same request sent again
+    finds it; otherwise (`may_exist` false) nothing was written."""
     log.warning("job store unavailable: %s", exc)
     detail = "The job store (Redis) cannot be reached right now; retry in a few seconds."
-    return error_response(503, detail, {"Retry-After": "5"})
+    if exc.may_exist:
+        detail += f" The job may have been created all the same (id {exc.job_id}): sending the"
+        detail += " same submission again finds it and counts it once."
+    headers = {"Retry-After": "5"}
+    if request.path.startswith(JSON_PATHS):
+        if exc.may_exist:
+            return problem(503, detail, headers=headers, job_id=exc.job_id, may_exist=True)
+        return problem(503, detail, headers=headers, may_exist=False)
+    return error_response(503, detail, headers)
 
 
 def _full(exc: Full) -> Response:

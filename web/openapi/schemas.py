@@ -73,6 +73,14 @@ def schemas(max_page: int) -> dict[str, Any]:
                 "field": {"type": "string"},
                 "position": {"type": ["integer", "null"]},
                 "cap": {"type": "integer", "minimum": 1},
+                "may_exist": {
+                    "type": "boolean",
+                    "description": "A 503 only: true when the request may have been carried "
+                    "out all the same (Redis did not confirm it): `job_id` names the job it "
+                    "made, which the same submission sent again finds (counted once); false: "
+                    "nothing was written.",
+                },
+                "job_id": {"type": "string"},
             },
         },
         "Options": {
