@@ -3,7 +3,8 @@
 Rooms: celery_app.py (the Celery app and its settings) · tasks.py (one task per Mode) · run.py
 (one attempt's search: hook, batches, progress) · explain.py (working out a job's explanation)
 · shards.py (deciding how to split a big enumeration, and running one shard) · heartbeat.py
-(bootsteps: heartbeats, and the job store's sweeps run from there) · holder.py (who holds a
+(bootsteps: heartbeats, and the job store's sweeps run from there) · canary.py (proof that
+the consumer still takes messages, else the worker stops) · holder.py (who holds a
 running job) · cursor.py (where a run stands in its search, so a later run resumes there) ·
 stopping.py (a stopping worker's searches hand their jobs back) · broker.py (kombu's Redis
 transports, safe against a broker that stalls or fails over) · logs.py (the job id and attempt

@@ -1,7 +1,9 @@
 """Worker heartbeats in Redis, and the sweeps that re-queue jobs whose worker died.
 
 Each worker's main process runs a thread (a Celery bootstep) that every heartbeat_interval
-seconds announces it in the registry of every queue it consumes (jobstore/workers.py).
+seconds announces it in the registry of every queue it consumes (jobstore/workers.py), as long
+as its consumer proves it still takes messages (worker/canary.py); a worker whose consumer is
+lost stops, so that its supervisor starts it anew.
 
 The same thread runs the job store's sweeps (jobstore/sweep.py): a running job whose lease
 expired, or whose holder is a process of this machine that no longer exists (worker/holder.py
@@ -16,6 +18,8 @@ import threading
 from typing import Any
 
 from celery import bootsteps
+from celery.worker import state as worker_state
+from kombu import Exchange, Queue
 
 from jobstore import QUEUES, Settings
 from jobstore.connection import UNREACHABLE
@@ -23,6 +27,7 @@ from jobstore.handle import own_handle
 from jobstore.sweep import reap, resend_lost
 from jobstore.workers import beat, withdraw
 
+from . import canary
 from .holder import holder_is_dead
 
 log = logging.getLogger(__name__)
@@ -39,6 +44,9 @@ class Heartbeat(bootsteps.StartStopStep):
         super().__init__(worker, **kwargs)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # Its own canary queue, consumed beside whatever -Q names (before the consumer starts).
+        queue = canary.canary_queue(worker.hostname)
+        worker.app.amqp.queues.select_add(Queue(queue, Exchange(queue), routing_key=queue))
 
     def start(self, worker: Any) -> None:
         """Start beating for the queues this worker consumes."""
@@ -48,6 +56,8 @@ class Heartbeat(bootsteps.StartStopStep):
         queues = [q for q in consumed if q in ours] or ours
         self._queues, self._hostname = queues, worker.hostname
         self._store = own_handle(settings)
+        self._worker = worker
+        canary.WATCH = self._watch = canary.ConsumerWatch(settings.heartbeat_interval)
         self._thread = threading.Thread(
             target=self._run, args=(settings,), name="alphametic-heartbeat", daemon=True
         )
@@ -57,6 +67,9 @@ class Heartbeat(bootsteps.StartStopStep):
         """Beat and sweep until stopped; Redis being away only delays the next round."""
         while not self._stop.is_set():
             try:
+                if not self._consumer_live():
+                    canary.stop_lost_consumer(self._watch)
+                    return
                 beat(self._store.client, settings, self._hostname, self._queues)
                 reap(self._store, holder_is_dead)
                 resend_lost(self._store)
@@ -65,6 +78,13 @@ class Heartbeat(bootsteps.StartStopStep):
             except Exception:  # noqa: BLE001 (the thread must survive anything, and say so)
                 log.exception("heartbeat round failed")
             self._stop.wait(settings.heartbeat_interval)
+
+    def _consumer_live(self) -> bool:
+        """Whether the consumer took a message lately, or could take none (a full pool);
+        sends this worker a canary when one is due (worker/canary.py)."""
+        worker = self._worker
+        full = len(worker_state.reserved_requests) >= max(1, int(worker.concurrency or 1))
+        return self._watch.live(full, lambda: canary.send_canary(worker.app, self._hostname))
 
     def stop(self, worker: Any) -> None:
         """Stop beating and withdraw this worker from the heartbeat sets."""

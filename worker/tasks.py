@@ -30,6 +30,7 @@ from jobstore.stats import count_rejected
 from jobstore.transitions import Claimed
 
 from . import shards, stopping
+from .canary import CANARY_TASK
 from .celery_app import app, hard_limit
 from .explain import TASK as EXPLAIN_TASK
 from .explain import run as run_explanation
@@ -197,6 +198,12 @@ def enumerate_job(self: Any, job_id: str) -> str:
 def count_job(self: Any, job_id: str) -> str:
     """Count every solution of the job's puzzle, storing none."""
     return execute(self, Mode.COUNT, job_id)
+
+
+@app.task(name=CANARY_TASK, ignore_result=True)
+def canary(nonce: str) -> str:
+    """A worker's message to itself: its consumer took it (worker/canary.py), nothing to do."""
+    return nonce
 
 
 @app.task(name=EXPLAIN_TASK, bind=True)

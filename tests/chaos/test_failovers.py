@@ -4,7 +4,8 @@ A steady stream of submissions and a long count run while the master is killed (
 a little later the master Sentinel promoted in its place. No dead server comes back: after the
 second failover the last server left is master with no replica (degraded, floor 0). After
 each kill the API answers 202 again within RECOVERY_LIMIT, every accepted job succeeds, none
-runs twice to success, and the long count ends with its exact count.
+runs twice to success, the long count ends with its exact count, and after each failover
+every worker takes a fresh job (no consumer silently stopped at the reconnect).
 """
 
 from __future__ import annotations
@@ -20,7 +21,13 @@ from alphametic.linear.native import is_built
 from jobstore import JobStore, State
 from jobstore.settings import Settings
 from tests.support.chaos import succeeded_once, wait_until
-from tests.support.sentinel import SentinelSetup, SentinelUnsupported, Stream, following
+from tests.support.sentinel import (
+    SentinelSetup,
+    SentinelUnsupported,
+    Stream,
+    following,
+    taken_by_each,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -97,6 +104,8 @@ def test_two_failovers_in_a_row_lose_nothing_and_nobody_revives(
                 f"10 more submissions accepted after failover {kill + 1}",
                 0.05,
             )
+            # No consumer silently stopped at the failover: each worker takes a fresh job.
+            taken_by_each(workers, stream, killed_at + backs[-1])
             guard = killed_at + 2 * FAILOVER_TIMEOUT_MS / 1000 + 0.5
             time.sleep(max(0.0, guard - time.monotonic()))
     finally:

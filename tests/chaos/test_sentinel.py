@@ -32,7 +32,13 @@ from tests.support.chaos import (
     succeeded_once,
     wait_until,
 )
-from tests.support.sentinel import SentinelSetup, SentinelUnsupported, Stream, following
+from tests.support.sentinel import (
+    SentinelSetup,
+    SentinelUnsupported,
+    Stream,
+    following,
+    taken_by_each,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -60,8 +66,8 @@ def test_master_killed_under_submissions_loses_no_accepted_job(
     web_factory: Any,
     store_factory: Any,
 ) -> None:
-    """kill -9 of the master: 202 again within RECOVERY_LIMIT, every accepted job succeeds,
-    and none of them runs to success twice."""
+    """kill -9 of the master: 202 again within RECOVERY_LIMIT, each worker takes a fresh job,
+    every accepted job succeeds, and none of them runs to success twice."""
     setup = sentinel_setup
     first_master = setup.master_port()
     mine = following(settings, setup)
@@ -91,6 +97,8 @@ def test_master_killed_under_submissions_loses_no_accepted_job(
             "20 more submissions accepted after the failover",
             0.05,
         )
+        # No consumer silently stopped at the failover: each worker takes a fresh job.
+        taken_by_each(workers, stream, killed_at + back)
     finally:
         stream.end()
     print(

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -31,6 +34,8 @@ from tests.support.chaos import (
     wait_done,
     wait_until,
 )
+from tests.support.processes import ROOT
+from worker.canary import ConsumerWatch, canary_queue, deadline_after, idle_after
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
 # 3,237,624 solutions, 4-9 s in a worker (machines differ): outlives a 2 s visibility timeout.
@@ -222,3 +227,59 @@ def test_poison_job_fails_after_3_attempts(
     after = store.get(job.id)
     assert after is not None and after.to_dict() == done.to_dict()
     assert completions([worker], job.id) == []
+
+
+def control(settings: Settings, *command: str) -> subprocess.CompletedProcess[str]:
+    """`celery -A worker control ...` against the settings' broker."""
+    env = {**os.environ, **settings.env(), "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "celery", "-A", "worker", "control", *command]
+    return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_consumer_watch_sends_a_canary_when_idle_and_judges_one_not_taken() -> None:
+    """An idle consumer is proven by a canary it takes; one not taken by the deadline, with
+    a pool process free, means it is lost; a full pool proves it (it may take nothing); a
+    canary the broker refused proves nothing either way."""
+    now = [0.0]
+    watch = ConsumerWatch(0.5, clock=lambda: now[0])
+    sent: list[float] = []
+
+    def send() -> bool:
+        sent.append(now[0])
+        return True
+
+    now[0] = watch.idle - 0.1
+    assert watch.live(False, send) and not sent  # took one lately (it started)
+    now[0] = watch.idle + 0.1
+    assert watch.live(False, send) and sent == [now[0]]  # idle: a canary goes out
+    now[0] += 1
+    watch.took()  # ...and it came back
+    now[0] += watch.idle + watch.deadline - 1
+    assert watch.live(False, send) and len(sent) == 2
+    now[0] += watch.deadline - 0.5
+    assert watch.live(False, send) and len(sent) == 2  # still within its deadline
+    now[0] += 1
+    assert not watch.live(False, send)  # not taken with a pool process free: lost
+    assert watch.live(True, send)  # a full pool takes nothing, rightly
+    now[0] += watch.idle + watch.deadline + 1
+    assert watch.live(False, lambda: False) and watch.live(False, lambda: False)  # no broker
+
+
+def test_a_worker_whose_consumer_takes_nothing_stops_and_an_idle_one_does_not(
+    fresh_settings: Callable[..., Settings], worker_factory: Any
+) -> None:
+    """A worker that consumes no more (its consumers cancelled, as a consumer lost after a
+    reconnect would be) stops by itself within its canary's deadline, saying why, so that its
+    supervisor restarts it; a worker merely idle for as long goes on (its canaries taken)."""
+    mine = fresh_settings()
+    stuck = worker_factory(mine, "solve")
+    idle = worker_factory(mine, "enumerate")
+    name = stuck.name.replace("%h", socket.gethostname())
+    for queue in ("solve", canary_queue(name)):
+        result = control(mine, "cancel_consumer", queue, "-d", name)
+        assert result.returncode == 0 and "OK" in result.stdout, result
+    limit = idle_after(mine.heartbeat_interval) + deadline_after(mine.heartbeat_interval) + 10
+    wait_until(lambda: not stuck.alive(), limit, "the stuck worker stopped", 0.2)
+    assert "consumer lost" in stuck.log(), stuck.log()[-3000:]
+    assert idle.alive() and "consumer lost" not in idle.log()
+    assert "alphametic.canary" in idle.log()  # it sent itself canaries and took them

@@ -24,7 +24,7 @@ import requests
 
 from jobstore import Settings
 from tests.support.chaos import MEDIUM, SMALL
-from tests.support.processes import free_port, stop_process, wait_for
+from tests.support.processes import WorkerProcess, free_port, stop_process, wait_for
 
 MASTER_NAME = "mymaster"
 DOWN_AFTER_MS = 1000  # a master that does not answer for this long is subjectively down
@@ -280,6 +280,24 @@ class Stream(threading.Thread):
             f"{len(self.answers)} submissions, {len(self.job_ids())} accepted, {len(refused)} "
             f"refused ({sorted({a.status for a in refused})})"
         )
+
+
+def taken_by_each(workers: list[WorkerProcess], stream: Stream, since: float) -> None:
+    """Wait until every worker has taken a job submitted (and accepted) after `since`: no
+    worker's consumer silently stopped at the failover (worker/canary.py)."""
+
+    def took(worker: WorkerProcess) -> bool:
+        log = worker.log()
+        return any(f"received [job {a.job_id}]" in log for a in stream.accepted() if a.sent > since)
+
+    def each() -> bool:
+        return all(took(worker) for worker in workers)
+
+    try:
+        wait_for(each, 30, interval=0.2, what="a fresh job taken by each worker")
+    except TimeoutError:
+        idle = [worker.name for worker in workers if not took(worker)]
+        raise AssertionError(f"no job taken since the failover by {idle}") from None
 
 
 def following(settings: Settings, setup: SentinelSetup) -> Settings:
