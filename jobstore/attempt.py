@@ -9,6 +9,7 @@ search (worker/run.py).
 from __future__ import annotations
 
 import time
+import uuid
 from dataclasses import dataclass
 
 import redis
@@ -43,6 +44,7 @@ class Attempt:
         self.job_id = job_id
         self.number = 0  # the attempt (runs lost with their worker, plus one)
         self.claims = 0  # this run's claim number: every write names it
+        self.token = ""  # this run's own name, stored by its final write (ended_by)
         self.width = 1  # characters per compact solution (len of the puzzle's letters)
         self.lanes: list[str] = []  # waiting sets of the lanes whose jobs this run yields to
         # A shard's: its whole job's search time (all shards) as of the last write, else None.
@@ -88,6 +90,7 @@ class Attempt:
         self.number = int(attempt)
         if status is Claimed.RUN:
             self.claims = int(record.get("claims") or 0)
+            self.token = f"{self.claims}:{uuid.uuid4().hex[:12]}"
         lease_at = float(lease_s) if lease_s else None
         return Claim(status, int(attempt), lease_at, held_by, record)
 
@@ -110,6 +113,8 @@ class Attempt:
         """
         now = time.time()
         settings = self.settings
+        if final:  # names this run: its final write resent after a lost reply is known
+            fields = {**fields, "ended_by": self.token}
         update = transitions.Update(
             self.names, self.job_id, self.claims, now, now + settings.lease_seconds, settings.ttl,
             settings.max_stored_solutions, seq, final, self.width, solutions, CHUNK,

@@ -13,7 +13,7 @@
 -- capped by the job's cap (for a shard: the cap of its whole job) and the client's budget.
 -- A shard's `ran` (its search time) goes into its parent's `ran` as it grows, so the parent's
 -- is the search time of all its shards: the job's time limit counts that.
--- The final write names the run that ended the job (ended_by: its claim number).
+-- The final write names the run that ended the job: its fields hold ended_by, the run's token.
 -- Returns {status, job_ran}: status 0 when refused (stale run or job not running), else 1 when
 -- written, 2 when a cancel was requested, 3 when the worker is asked to stop (it hands the
 -- job back), 4 when another job waits in a lane that should go first (the run should yield
@@ -22,10 +22,16 @@ local s = redis.call('HMGET', KEYS[1], 'state', 'claims', 'cancel', 'batch', 'st
   'stored_count', 'parent_key', 'budget_key', 'ran', 'ended_by')
 if s[1] ~= 'running' or s[2] ~= ARGV[1] then
   -- This run's own final write sent again (its reply was lost: Redis restarted, or a replica
-  -- did not confirm it): it is written, and the run hears so, not that it lost the job.
-  if ARGV[8] ~= '' and s[1] == ARGV[8] and s[2] == ARGV[1] and s[10] == ARGV[1] then
-    if s[3] and s[3] ~= '' then return {2, ''} end
-    return {1, ''}
+  -- did not confirm it): it is written, and the run hears so, not that it lost the job. The
+  -- run is known by the token its final write stores (ended_by), not by its claim number
+  -- alone, which a claim lost in a failover can hand out twice.
+  if ARGV[8] ~= '' and s[1] == ARGV[8] and s[2] == ARGV[1] and s[10] then
+    for j = 16, 15 + 2 * tonumber(ARGV[15]), 2 do
+      if ARGV[j] == 'ended_by' and ARGV[j + 1] == s[10] then
+        if s[3] and s[3] ~= '' then return {2, ''} end
+        return {1, ''}
+      end
+    end
   end
   return {0, ''}
 end
@@ -99,8 +105,7 @@ if checkpoint then
   redis.call('HSET', KEYS[1], 'cp_stored', c[1] or '0', 'cp_truncated', c[2] or '0')
 end
 if ARGV[8] ~= '' then
-  redis.call('HSET', KEYS[1], 'state', ARGV[8], 'finished', ARGV[2], 'eta', '',
-    'ended_by', ARGV[1])
+  redis.call('HSET', KEYS[1], 'state', ARGV[8], 'finished', ARGV[2], 'eta', '')
   redis.call('ZREM', KEYS[4], ARGV[7])
   ended(KEYS[5], KEYS[1], ARGV[8], ARGV[2])
   -- The record goes along, so whoever waits for this job need not read it back.

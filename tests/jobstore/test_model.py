@@ -166,6 +166,11 @@ def test_a_final_write_whose_reply_was_lost_is_written_when_resent(quiet: JobSto
     other = Attempt(client, settings, job.id)
     other.claims = run.claims + 1
     assert other.write({}, {}, "", 1, final="succeeded") is REFUSED
+    # A run with the same claim number (a claim lost in a failover handed it out twice) is
+    # another run all the same: its final write is refused.
+    twin = Attempt(client, settings, job.id)
+    twin.claims, twin.token = run.claims, f"{run.claims}:twin"
+    assert twin.write({}, {}, "", 1, final="succeeded") is REFUSED
     canceled = quiet.submit("enumerate", "AB + CD = EFH")
     lost = Attempt(client, settings, canceled.id)
     assert lost.claim("b|x|2").status == "run"
