@@ -27,6 +27,8 @@ Redis layout (every key under the deployment's prefix {p}, every key with a TTL)
   {p}:misjudged:{client}  string: set for a while after a job of the client estimated small
                           was not (its next jobs go to the BIG band, a turn back; lanes.py)
   {p}:stats               hash: counters and histogram buckets kept by the scripts (stats.py)
+  {p}:masters             hash: replication id of each master the sweeps saw -> when first
+                          seen (0: the first one known); a new one is a failover (sweep.py)
   {p}:budget:{client}     counter: solutions a client's jobs stored within the TTL window
   {p}:reserved            hash: job key -> "bytes per-solution reserved-at" of each admitted
                           enumeration: the memory it may still take is those bytes less what
@@ -108,6 +110,11 @@ class Keys:
     def jobs(self) -> str:
         """Every job id scored by its creation time (a zset)."""
         return f"{self.prefix}:jobs"
+
+    @property
+    def masters(self) -> str:
+        """Replication ids of the masters the sweeps saw, each with when first seen (a hash)."""
+        return f"{self.prefix}:masters"
 
     @property
     def stats(self) -> str:

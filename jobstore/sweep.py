@@ -6,7 +6,8 @@ timeout; so does one whose holder is a process of the sweeping machine that no l
 (a worker killed whole, or its pool process killed mid-job): the worker says which processes
 are dead (worker/holder.py). The claim script then starts a new attempt and the old one,
 should it still be alive, is stale and can no longer write. resend_lost() sends again the
-message of a job queued a while whose message left its queue without a run (see there).
+message of a job queued a while whose message left its queue without a run (see there),
+counting one sent before a failover (master_since) like one sent before a restart.
 Each worker's heartbeat thread runs both (worker/heartbeat.py).
 """
 
@@ -68,9 +69,12 @@ def resend_lost(handle: Handle, limit: int = 100) -> list[str]:
     client, keys, settings = handle.client, handle.keys, handle.settings
     now = time.time()
     cutoff = now - max(2.0, 2 * settings.heartbeat_interval)
-    # A message sent before Redis last started may have been popped by a reply lost in the
-    # restart: such a job is sent again, never judged purged (resend.lua).
-    started = now - int(client.info("server").get("uptime_in_seconds", 0)) + 1
+    # A message sent before Redis last started, or before this server became master (a
+    # failover), may have been popped by a reply lost on the way: such a job is sent again,
+    # never judged purged (resend.lua).
+    info = client.info()
+    started = now - int(info.get("uptime_in_seconds", 0)) + 1
+    started = max(started, master_since(handle, str(info.get("master_replid", "")), now))
     resent = []
     for job_id in client.zrangebyscore(keys.queued, "-inf", cutoff, 0, limit):
         found = message_for(handle, job_id)
@@ -95,6 +99,27 @@ def resend_lost(handle: Handle, limit: int = 100) -> list[str]:
                 stop(client, settings, parent, user=True)
                 finish(client, settings, parent)
     return resent
+
+
+def master_since(handle: Handle, replid: str, now: float) -> float:
+    """When the server answering became the master it is, as the sweeps first saw it (0: it
+    is the first one they knew). A promoted replica takes a new replication id: one not seen
+    before, while others were, is a failover, dated by the first sweep that saw it."""
+    if not replid:
+        return 0.0
+    client, key = handle.client, handle.keys.masters
+    with client.pipeline(transaction=False) as pipe:
+        pipe.hget(key, replid)
+        pipe.expire(key, handle.settings.ttl)
+        seen, _ = pipe.execute()
+    if seen is None:
+        seen = repr(now) if client.hlen(key) else "0"
+        if not client.hsetnx(key, replid, seen):
+            seen = client.hget(key, replid) or seen
+        client.expire(key, handle.settings.ttl)
+        if seen != "0":
+            log.warning("redis: a new master (replication id %s): a failover", replid[:8])
+    return float(seen)
 
 
 def message_for(handle: Handle, job_id: str) -> tuple[Mode, str, str, str] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +23,9 @@ from jobstore import (
 )
 from jobstore.attempt import Attempt
 from jobstore.handle import Handle
+from jobstore.sweep import resend_lost
 from jobstore.transitions import Written
+from tests.support.chaos import wait_until
 from tests.support.puzzles import encode
 
 WRITTEN, REFUSED = Written.WRITTEN, Written.REFUSED
@@ -292,3 +295,25 @@ def test_attempt_past_the_hard_limit_fails_the_job(quiet: JobStore) -> None:
     failed = quiet.get(job.id)
     assert claim.status == "failed" and failed is not None
     assert (failed.state, failed.error, failed.attempt) == (State.FAILED, "time limit", 1)
+
+
+def test_a_message_lost_in_a_failover_is_sent_again_not_judged_purged(quiet: JobStore) -> None:
+    """A queued job whose message is nowhere (popped by a reply a failover lost) while no
+    worker went silent: sent before the master it is in now became master (the sweeps knew
+    another one before), it is sent again at once, never judged purged. Without a change of
+    master it is only marked missing (a purge is judged later, as before)."""
+    client, settings = raw(quiet), quiet.settings
+    wait_until(lambda: int(client.info("server")["uptime_in_seconds"]) >= 6, 10, "Redis up 6 s")
+    handle = Handle.of(client, settings)
+    lanes = quiet.keys.lanes(Mode.SOLVE)
+    job = quiet.submit("solve", "SEND + MORE = MONEY", {"base": 11})
+    assert client.delete(*lanes) == 1  # its message gone (popped, the reply lost)
+    sent = time.time() - 2.5  # a while ago (the cutoff: 2 s), since this Redis started
+    client.zadd(quiet.keys.queued, {job.id: sent})
+    client.hset(quiet.keys.job(job.id), "queued_at", repr(sent))
+    assert resend_lost(handle) == []  # one master all along: only marked missing
+    assert client.hget(quiet.keys.job(job.id), "missing_since")
+    client.hset(quiet.keys.masters, "the-master-before", "0")  # ...and now a failover
+    client.hdel(quiet.keys.masters, client.info("replication")["master_replid"])
+    assert resend_lost(handle) == [job.id]
+    assert sum(client.llen(lane) for lane in lanes) == 1
