@@ -9,7 +9,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from typing import TextIO
 
@@ -53,55 +53,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits on --help (0) and on bad usage (2)
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
-    if args.command == "compose":
-        return _run_compose(args)
-    try:
-        engine()  # ALPHAMETIC_ENGINE=native without the native core: refuse to start
+    caret_text = None if getattr(args, "batch", None) else " ".join(getattr(args, "puzzle", []))
+    return _answered(lambda: _run(args), caret_text)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the command the arguments name."""
+    engine()  # ALPHAMETIC_ENGINE=native without the native core: refuse to start
+    if args.command != "compose":
         _fixes(args.fix)  # fail before any work, even in batch mode
         _check_puzzle_args(args)
-        if sys.stdout is None:  # started with stdout closed (`>&-`): no work could be shown
-            raise OutputError("standard output is closed")
-        if args.command == "explain":
-            return _run_explain(args, " ".join(args.puzzle))
-        if args.batch is not None:
-            return _run_batch(args)
-        return _run_one(args, " ".join(args.puzzle))
-    except (PuzzleError, _UsageError, EngineError) as exc:
+    if sys.stdout is None:  # started with stdout closed (`>&-`): no work could be shown
+        raise OutputError("standard output is closed")
+    if args.command == "compose":
+        return compose.run(args)
+    if args.command == "explain":
+        return _run_explain(args, " ".join(args.puzzle))
+    if args.batch is not None:
+        return _run_batch(args)
+    return _run_one(args, " ".join(args.puzzle))
+
+
+def _answered(work: Callable[[], int], caret_text: str | None) -> int:
+    """Run the work; say what went wrong in one line (a caret under a puzzle's fault) and
+    return the exit status."""
+    try:
+        return work()
+    except (PuzzleError, _UsageError, EngineError, compose.ComposeError) as exc:
         print(f"alphametic: error: {exc}", file=sys.stderr)
-        if (
-            isinstance(exc, PuzzleError)
-            and exc.field == "puzzle"
-            and not getattr(args, "batch", None)
-        ):
-            _show_caret(" ".join(args.puzzle), exc.position)
+        if isinstance(exc, PuzzleError) and exc.field == "puzzle" and caret_text is not None:
+            _show_caret(caret_text, exc.position)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:  # a second Ctrl-C, or one outside a search
         print("\nalphametic: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader (say `| head`) left: silence the final flush instead of a traceback.
-        silence_stdout()
-        return EXIT_BROKEN_PIPE
-    except OutputError as exc:
-        silence_stdout()
-        print(f"alphametic: error: cannot write the results: {exc}", file=sys.stderr)
-        return EXIT_OUTPUT_FAILED
-
-
-def _run_compose(args: argparse.Namespace) -> int:
-    """Run `alphametic compose`, with the same exits as the other commands."""
-    try:
-        engine()
-        if sys.stdout is None:
-            raise OutputError("standard output is closed")
-        return compose.run(args)
-    except (PuzzleError, compose.ComposeError, EngineError) as exc:
-        print(f"alphametic: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("\nalphametic: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
         silence_stdout()
         return EXIT_BROKEN_PIPE
     except OutputError as exc:
