@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from alphametic.cli.main import main
-from alphametic.compose import Tally, compose, words_of
+from alphametic.compose import Tally, compose, groups, words_of
 
 WORDS = ["AB", "BA", "CC", "ABC", "CAB", "BCA", "A", "B", "AD", "DAB"]
 
@@ -86,6 +86,31 @@ def test_the_composer_finds_what_the_brute_force_finds(
     assert got == expected
     assert expected  # the case finds something: a comparison of two empty sets proves little
     assert tally.results == len(got) and tally.searched <= tally.candidates
+
+
+def test_ranges_find_what_one_whole_run_finds() -> None:
+    """Sets of addends cut into three ranges find exactly what one whole run finds."""
+    whole = sorted(c.puzzle.text for c in compose(WORDS, base=6))
+    total = groups(WORDS)
+    assert total == len(WORDS) * (len(WORDS) + 1) // 2
+    cut = total // 3
+    ranged = [c.puzzle.text for c in compose(WORDS, base=6, end=cut)]
+    ranged += [c.puzzle.text for c in compose(WORDS, base=6, start=cut, end=2 * cut)]
+    ranged += [c.puzzle.text for c in compose(WORDS, base=6, start=2 * cut)]
+    assert sorted(ranged) == whole and len(whole) > 3
+
+
+@pytest.mark.parametrize("stop_after", [1, 7, 40])
+def test_a_stopped_run_resumed_at_its_position_finds_the_same(stop_after: int) -> None:
+    """Stopped after some candidates and resumed at `Tally.position`: nothing is lost."""
+    whole = {c.puzzle.text for c in compose(WORDS, base=6)}
+    asked = iter(range(10**9))
+    tally = Tally()
+    stop = lambda: next(asked) >= stop_after  # noqa: E731
+    first = {c.puzzle.text for c in compose(WORDS, base=6, tally=tally, stop=stop)}
+    assert 0 <= tally.position < groups(WORDS) and first < whole
+    rest = {c.puzzle.text for c in compose(WORDS, base=6, start=tally.position)}
+    assert first | rest == whole
 
 
 def test_words_are_folded_and_deduplicated() -> None:
