@@ -237,13 +237,17 @@ def delete_job(job_id: str) -> tuple[int, str]:
     return status, outcome
 
 
-@bp.delete("/jobs/<job_id>")
-def delete(job_id: str) -> Response:
-    """Delete a finished or canceled job's stored data."""
-    status, outcome = delete_job(job_id)
+def _answer(job_id: str, status: int, outcome: str) -> Response:
+    """The answer to one job's admin action: what happened, or a problem saying why not."""
     if status != 200:
         return problem(status, f"Job {job_id}: {outcome}.")
     return jsonify(id=job_id, result=outcome)
+
+
+@bp.delete("/jobs/<job_id>")
+def delete(job_id: str) -> Response:
+    """Delete a finished or canceled job's stored data."""
+    return _answer(job_id, *delete_job(job_id))
 
 
 def requeue_job(job_id: str) -> tuple[int, str]:
@@ -260,10 +264,7 @@ def requeue_job(job_id: str) -> tuple[int, str]:
 @bp.post("/jobs/<job_id>/requeue")
 def requeue_one(job_id: str) -> Response:
     """Start a failed job over under the same id."""
-    status, outcome = requeue_job(job_id)
-    if status != 200:
-        return problem(status, f"Job {job_id}: {outcome}.")
-    return jsonify(id=job_id, result=outcome)
+    return _answer(job_id, *requeue_job(job_id))
 
 
 @bp.get("/queues")
