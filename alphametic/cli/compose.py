@@ -12,6 +12,7 @@ from ..compose import Composed, Tally, compose, words_of
 from ..explain.walkthrough import explain
 from ..language.options import LeadingZeros, check_base
 from ..render import render_line
+from ..wordlists import LISTS, word_list
 from .batch import open_batch
 from .console import Console, catch_interrupt
 
@@ -52,7 +53,20 @@ def add_parser(commands: Any) -> None:
     )
     compose_command.add_argument("--json", action="store_true", help="print JSON lines")
     compose_command.add_argument(
+        "--list",
+        choices=LISTS,
+        metavar="NAME",
+        help="a built-in word list instead of WORDS: en, ja (kana) or th",
+    )
+    compose_command.add_argument(
+        "--first",
+        type=int,
+        metavar="M",
+        help="only the M most frequent words of the built-in list",
+    )
+    compose_command.add_argument(
         "words",
+        nargs="?",
         metavar="WORDS",
         help="a file of words, one or more per line ('-' for stdin; # starts a comment line)",
     )
@@ -65,11 +79,7 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.solutions <= 1000:
         raise ComposeError("--solutions must be from 1 to 1000")
     check_base(args.base)
-    try:
-        with open_batch(args.words) as source:
-            words = words_of(source)
-    except OSError as exc:
-        raise ComposeError(f"cannot read {args.words}: {exc.strerror or exc}") from exc
+    words = _words(args)
     if len(words) < 2:
         raise ComposeError("the word list needs at least two distinct words")
     started = time.perf_counter()
@@ -100,6 +110,21 @@ def run(args: argparse.Namespace) -> int:
     if console.stop_requested:
         return 130
     return 0 if tally.results else 1
+
+
+def _words(args: argparse.Namespace) -> list[str]:
+    """The distinct words to compose from: the file WORDS, or a built-in list."""
+    if (args.words is None) == (args.list is None):
+        raise ComposeError("give either a word file WORDS or --list NAME")
+    if args.first is not None and (args.list is None or args.first < 2):
+        raise ComposeError("--first takes a count of at least 2, with --list")
+    if args.list is not None:
+        return words_of(word_list(args.list, args.first))
+    try:
+        with open_batch(args.words) as source:
+            return words_of(source)
+    except OSError as exc:
+        raise ComposeError(f"cannot read {args.words}: {exc.strerror or exc}") from exc
 
 
 def _line(composed: Composed, as_json: bool) -> str:
