@@ -35,6 +35,21 @@ _PARITY_ALL = (
 _ONLY_IF = "これが成り立つのは {facts:facts} のときだけです。"
 _NO_DIGITS = "残っている数字ではこれを満たせません。"
 
+# Why a product is read as it is (the product steps).
+_TURNED = "割り切れる割り算は、掛け算を逆から見たものです。"
+_POWERS = "累乗は同じ数を何回か掛け合わせたものです。"
+_REWRITTEN = "よって、この問題は {equation} という式になります。"
+_UNITS = "積の一の位は、掛ける数それぞれの一の位だけで決まるので、"
+_ENDING = "積の下 {width} 桁は、掛ける数それぞれの下 {width} 桁だけで決まるので、"
+_SIZES = (
+    "{equation} の両辺の大きさを比べます。どの単語も、その文字がまだなれる数字で作れる"
+    "いちばん小さい数といちばん大きい数の間にあります。"
+)
+_CAST = (
+    "{modulus} で割った余りに注目します。{base} を何回かけても {modulus} で割った余りは 1 "
+    "なので、どの数もその各位の数字の和と同じ余りになり、余りは掛け算しても保たれます。よって "
+)
+
 #: The Japanese sentence of every step key.
 JAPANESE: dict[str, str] = {
     "given": "はじめから {facts:facts} と分かっています。",
@@ -84,6 +99,19 @@ JAPANESE: dict[str, str] = {
     "case_only": "ほかの場合はすべて行き止まりなので、{letter} = {digit} です。",
     "case_narrowed": "{letter} = {failed:or} ではうまくいかないので、{letter} は {digits:or} に"
     "絞られます。",
+    "products_turned": _TURNED + _REWRITTEN,
+    "products_powers": _POWERS + _REWRITTEN,
+    "products_both": _TURNED + _POWERS + _REWRITTEN,
+    "product_units": _UNITS + "{equation} (mod {modulus}) です。" + _ONLY_IF,
+    "product_units_fails": _UNITS + "{equation} (mod {modulus}) ですが、" + _NO_DIGITS,
+    "product_ending": _ENDING + "{equation} (mod {modulus}) です。" + _ONLY_IF,
+    "product_ending_fails": _ENDING + "{equation} (mod {modulus}) ですが、" + _NO_DIGITS,
+    "product_sizes": _SIZES + "両辺が等しくなれるのは {facts:facts} のときだけです。",
+    "product_sizes_fails": _SIZES + "この範囲では両辺は等しくなれません。行き止まりです。",
+    "product_mod": _CAST + "{equation} (mod {modulus}) です。" + _ONLY_IF,
+    "product_mod_fails": _CAST + "{equation} (mod {modulus}) ですが、" + _NO_DIGITS,
+    "product_check_fails": "すべての文字が決まると {equation} は {numbers} となりますが、"
+    "これは成り立ちません。行き止まりです。",
     "not_a_sum": "この問題は単語を足し合わせるだけの式ではないので、位ごとに考えることは"
     "できません。{count} 個の文字は探索で調べます。",
     "cap": "手で追うのはここまでにして、残りは探索に任せます。",

@@ -99,6 +99,11 @@ class State:
         carries[-1] = (0,) if 0 in carries[-1] else ()
         return cls(dom, carries)
 
+    @classmethod
+    def start_letters(cls, letters: tuple[str, ...], base: int) -> State:
+        """Return the state of a puzzle without columns: every digit, no carries."""
+        return cls(dict.fromkeys(letters, (1 << base) - 1), [])
+
     def copy(self) -> State:
         """Return an independent copy."""
         return State(dict(self.dom), list(self.carries), set(self.announced), dict(self.relations))

@@ -4,35 +4,39 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from itertools import combinations
-from typing import Any
+from typing import Any, Protocol
 
+from ..render import digit_char
 from .columns import ColumnWork, Fact, equation, reduced
+from .factors import Factor, Products
 from .model import Column, Model, State, digits_of
+from .products import Allowed, ProductWork
 from .remainders import remainder_steps
 from .text import Step
 
-__all__ = ["Reasoner"]
+__all__ = ["Deductions", "ProductReasoner", "Reasoner"]
 
 _MAX_SUBSET = 3  # "these k letters take these k digits" for k = 2..3
 
 Rule = Callable[[State], list[Step]]
 
 
-class Reasoner:
-    """Applies the rules to a state, simplest first, one deduction at a time."""
+class _Work(Protocol):
+    """What counts the deductions' work: nodes looked at, the explanation's clock."""
 
-    def __init__(self, model: Model, budget: int) -> None:
-        self.model = model
-        self.work = ColumnWork(model)
-        self.budget = budget  # column nodes (see ColumnWork.spent) after which deduction stops
-        self.rules: tuple[Rule, ...] = (
-            self.last_digit,
-            self.hidden_single,
-            self.pair,
-            self.column,
-            self.subset,
-            self.modular,
-        )
+    spent: int
+
+
+class Deductions:
+    """Applies rules to a state, simplest first, one deduction at a time; holds the rules
+    about digits alone, which every kind of puzzle shares."""
+
+    def __init__(self, base: int, budget: int, work: _Work) -> None:
+        self.base = base
+        self.work = work
+        self.budget = budget  # nodes of work (see ColumnWork.spent) after which deduction stops
+        self.rules: tuple[Rule, ...] = (self.last_digit, self.hidden_single, self.subset)
+        self.checks: tuple[Rule, ...] = ()  # cheap rules that still run past the budget
 
     def run(self, state: State, case: str | None) -> Iterator[Step]:
         """Yield deductions until none applies or one finds a dead end (state is narrowed)."""
@@ -48,9 +52,7 @@ class Reasoner:
 
     def next_steps(self, state: State) -> list[Step]:
         """Return the steps of the first rule that learns something (none past the budget)."""
-        if self.work.spent > self.budget:
-            return []
-        for rule in self.rules:
+        for rule in self.rules if self.work.spent <= self.budget else self.checks:
             steps = rule(state)
             if steps:
                 state.eliminate()
@@ -72,7 +74,7 @@ class Reasoner:
 
     def hidden_single(self, state: State) -> list[Step]:
         """When every digit is used, a digit only one letter can take belongs to it."""
-        base = self.model.base
+        base = self.base
         if len(state.dom) != base:
             return []
         once = twice = 0  # digits some letter can take, and digits two or more can
@@ -93,6 +95,45 @@ class Reasoner:
                     Step("hidden_single", {"letter": letter, "digit": digit}, {letter: [digit]})
                 ]
         return []
+
+    def subset(self, state: State) -> list[Step]:
+        """k letters that can only take k digits between them keep those digits from others."""
+        open_letters = [x for x in state.open_letters() if state.dom[x].bit_count() <= _MAX_SUBSET]
+        for size in range(2, _MAX_SUBSET + 1):
+            for group in combinations(open_letters, size):
+                union = 0
+                for letter in group:
+                    union |= state.dom[letter]
+                count = union.bit_count()
+                params: dict[str, Any] = {"letters": list(group), "digits": digits_of(union)}
+                if count < size:
+                    return [Step("subset_fails", params, fail=True)]
+                if count > size:
+                    continue
+                hit = [x for x, m in state.dom.items() if x not in group and m & union]
+                if hit:
+                    for letter in hit:
+                        state.dom[letter] &= ~union
+                    return [Step("subset", params, dict.fromkeys(hit, []))]
+        return []
+
+
+class Reasoner(Deductions):
+    """The rules of a sum: columns with their carries, differences, remainders."""
+
+    work: ColumnWork
+
+    def __init__(self, model: Model, budget: int) -> None:
+        self.model = model
+        super().__init__(model.base, budget, ColumnWork(model))
+        self.rules = (
+            self.last_digit,
+            self.hidden_single,
+            self.pair,
+            self.column,
+            self.subset,
+            self.modular,
+        )
 
     def pair(self, state: State) -> list[Step]:
         """A known difference X = Y + d carries each letter's candidates over to the other."""
@@ -132,27 +173,6 @@ class Reasoner:
                 steps.append(Step("pair_differs", params, {high: [], low: []}))
         return steps
 
-    def subset(self, state: State) -> list[Step]:
-        """k letters that can only take k digits between them keep those digits from others."""
-        open_letters = [x for x in state.open_letters() if state.dom[x].bit_count() <= _MAX_SUBSET]
-        for size in range(2, _MAX_SUBSET + 1):
-            for group in combinations(open_letters, size):
-                union = 0
-                for letter in group:
-                    union |= state.dom[letter]
-                count = union.bit_count()
-                params: dict[str, Any] = {"letters": list(group), "digits": digits_of(union)}
-                if count < size:
-                    return [Step("subset_fails", params, fail=True)]
-                if count > size:
-                    continue
-                hit = [x for x, m in state.dom.items() if x not in group and m & union]
-                if hit:
-                    for letter in hit:
-                        state.dom[letter] &= ~union
-                    return [Step("subset", params, dict.fromkeys(hit, []))]
-        return []
-
     def modular(self, state: State) -> list[Step]:
         """Remainders after dividing by base - 1 (and by 2): casting out nines."""
         for modulus in self.work.moduli:
@@ -163,13 +183,124 @@ class Reasoner:
         return []
 
 
+class ProductReasoner(Deductions):
+    """The rules of products: last digits, sizes, remainders of digit sums."""
+
+    work: ProductWork
+
+    def __init__(self, products: Products, budget: int) -> None:
+        self.products = products
+        super().__init__(products.puzzle.base, budget, ProductWork(products.puzzle.base))
+        self.rules = (
+            self.last_digit,
+            self.check,
+            self.hidden_single,
+            self.units,
+            self.sizes,
+            self.subset,
+            self.endings,
+            self.remainder,
+        )
+        self.checks = (self.last_digit, self.check)
+
+    def check(self, state: State) -> list[Step]:
+        """A relation whose letters are all known either holds or is a dead end."""
+        for relation in self.products.relations:
+            values = {x: state.value(x) for x in relation.letters}
+            known = {x: v for x, v in values.items() if v is not None}
+            if len(known) < len(values):
+                continue
+            left = _product(relation.left, known, self.base)
+            right = _product(relation.right, known, self.base)
+            if left[0] != right[0]:
+                numbers = f"{left[1]} = {right[1]}"
+                params = {"equation": relation.text(), "numbers": numbers}
+                return [Step("product_check_fails", params, fail=True)]
+        return []
+
+    def units(self, state: State) -> list[Step]:
+        """The units digit of a product is fixed by its factors' units digits."""
+        return self._ending(state, range(1, 2))
+
+    def endings(self, state: State) -> list[Step]:
+        """The last few digits of a product are fixed by its factors' last few digits."""
+        longest = max(
+            (len(f) for r in self.products.relations for f in r.left + r.right), default=1
+        )
+        return self._ending(state, range(2, longest + 1))
+
+    def _ending(self, state: State, widths: range) -> list[Step]:
+        """Narrow by the first ending (narrowest first) that rules something out."""
+        for width in widths:
+            for relation in self.products.relations:
+                allowed = self.work.ending(relation, width, state.dom)
+                key = "product_units" if width == 1 else "product_ending"
+                steps = self._narrow(state, allowed, key, {"width": width})
+                if steps:
+                    return steps
+        return []
+
+    def sizes(self, state: State) -> list[Step]:
+        """The two products must be able to meet: bounds from the words' sizes."""
+        for relation in self.products.relations:
+            masks = self.work.sizes(relation, state.dom)
+            allowed = Allowed(masks, relation.text(), 0)
+            steps = self._narrow(state, allowed, "product_sizes", {})
+            if steps:
+                return steps
+        return []
+
+    def remainder(self, state: State) -> list[Step]:
+        """Casting out (base - 1)s: a product of digit sums leaves the product's remainder."""
+        if self.base < 3:
+            return []
+        for relation in self.products.relations:
+            allowed = self.work.remainder(relation, state.dom)
+            steps = self._narrow(state, allowed, "product_mod", {"base": self.base})
+            if steps:
+                return steps
+        return []
+
+    def _narrow(
+        self, state: State, allowed: Allowed | None, key: str, extra: dict[str, Any]
+    ) -> list[Step]:
+        """Apply what an argument allows; return its step (a dead end, or letters narrowed)."""
+        if allowed is None:
+            return []
+        params: dict[str, Any] = {**extra, "equation": allowed.equation}
+        if allowed.modulus:
+            params["modulus"] = allowed.modulus
+        if allowed.masks is None or not all(allowed.masks.values()):
+            return [Step(f"{key}_fails", params, fail=True)]
+        narrowed = [x for x, m in allowed.masks.items() if m != state.dom[x]]
+        if not narrowed:
+            return []
+        for letter in narrowed:
+            state.dom[letter] = allowed.masks[letter]
+        return [Step(key, params, dict.fromkeys(narrowed, []))]
+
+
+def _product(factors: tuple[Factor, ...], known: dict[str, int], base: int) -> tuple[int, str]:
+    """Return a product's value with known digits, and its text such as '123 × 45'."""
+    total = 1
+    texts = []
+    for factor in factors:
+        digits = [known[p] if isinstance(p, str) else p for p in factor]
+        value = 0
+        for digit in digits:
+            value = value * base + digit
+        total *= value
+        texts.append("".join(digit_char(d) for d in digits))
+    return total, " × ".join(texts) or "1"
+
+
 def _refresh(step: Step, state: State) -> None:
     """Fill in the letters' candidates as they are after the step, and note decided letters."""
     for letter in step.facts:
         step.facts[letter] = digits_of(state.dom[letter])
         if len(step.facts[letter]) == 1:
             state.announced.add(letter)
-    if step.key.startswith(("mod", "parity", "subset")):
+    if step.key.startswith(("mod", "parity", "subset", "product")):
         step.params["facts"] = [[x, digits] for x, digits in sorted(step.facts.items())]
     elif "facts" in step.params:
         step.params["facts"] = [

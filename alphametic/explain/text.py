@@ -24,6 +24,22 @@ _EXTRA = (
     "{word} is longer than every word added, so its first letter {letter} is just the carry "
     "out of the column to its right, and that carry is at most {high}"
 )
+# Why a puzzle of quotients or powers is a puzzle of products.
+_TURNED = "A division that comes out exact is a product turned around, "
+_POWERS = "a power is a number multiplied by itself, "
+# The product steps' openings: why last digits, sizes or remainders of a product are known.
+_UNITS = "The units digit of a product is fixed by the units digits of its factors, so "
+_ENDING = (
+    "The last {width} digits of a product are fixed by the last {width} digits of its factors, so "
+)
+_SIZES = (
+    "Compare the sizes of both sides of {equation}: each word lies between the smallest and "
+    "the largest number its letters can still make, "
+)
+_CAST = (
+    "Cast out {modulus}s: every power of {base} leaves 1 after dividing by {modulus}, so a "
+    "number leaves the same remainder as the sum of its digits, and remainders multiply: "
+)
 
 #: The English sentence of every step key (a translation supplies the same keys).
 ENGLISH: dict[str, str] = {
@@ -86,6 +102,20 @@ ENGLISH: dict[str, str] = {
     "case_open_one": "From here the search does the rest (one letter still open).",
     "case_only": "Every other case fails, so {letter} = {digit}.",
     "case_narrowed": "{letter} = {failed:or} fail, so {letter} can only be {digits:or}.",
+    "products_turned": _TURNED + "so the puzzle says {equation}.",
+    "products_powers": "A" + _POWERS[1:] + "so the puzzle says {equation}.",
+    "products_both": _TURNED + "and " + _POWERS + "so the puzzle says {equation}.",
+    "product_units": _UNITS + "{equation} (mod {modulus}). That works only if {facts:facts}.",
+    "product_units_fails": _UNITS + "{equation} (mod {modulus}), which no digits left can satisfy.",
+    "product_ending": _ENDING + "{equation} (mod {modulus}). That works only if {facts:facts}.",
+    "product_ending_fails": _ENDING + "{equation} (mod {modulus}), which no digits left can "
+    "satisfy.",
+    "product_sizes": _SIZES + "so the two sides can only be equal if {facts:facts}.",
+    "product_sizes_fails": _SIZES + "and they keep the two sides apart: a dead end.",
+    "product_mod": _CAST + "{equation} (mod {modulus}). That works only if {facts:facts}.",
+    "product_mod_fails": _CAST + "{equation} (mod {modulus}), which no digits left can satisfy.",
+    "product_check_fails": "With every letter known, {equation} reads {numbers}, which is "
+    "false: a dead end.",
     "not_a_sum": "This puzzle is not a plain sum of words, so there are no columns to reason "
     "about here; the search tries the {count} letters.",
     "cap": "That is enough cases to follow by hand; the search does the rest.",

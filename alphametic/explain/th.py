@@ -35,6 +35,20 @@ _ONLY_IF = " ซึ่งจะเป็นจริงได้ก็ต่อ�
 _NO_DIGITS = " แต่ไม่มีเลขโดดที่เหลืออยู่ชุดใดทำให้เป็นจริงได้"
 _DEAD_END = " ทางนี้จึงไปต่อไม่ได้"
 
+# Why a product is read as it is (the product steps).
+_TURNED = "การหารที่ลงตัวก็คือการคูณที่มองกลับด้าน "
+_POWERS = "การยกกำลังก็คือการคูณจำนวนเดียวกันซ้ำ ๆ "
+_REWRITTEN = "โจทย์นี้จึงเขียนได้เป็น {equation}"
+_UNITS = "หลักหน่วยของผลคูณขึ้นอยู่กับหลักหน่วยของตัวคูณแต่ละตัวเท่านั้น ดังนั้น "
+_ENDING = "เลข {width} หลักท้ายของผลคูณขึ้นอยู่กับเลข {width} หลักท้ายของตัวคูณแต่ละตัวเท่านั้น ดังนั้น "
+_SIZES = (
+    "เปรียบเทียบขนาดของสองข้างของ {equation} แต่ละคำมีค่าอยู่ระหว่างจำนวนที่น้อยที่สุดกับมากที่สุดที่ตัวอักษรของมันยังเป็นได้ "
+)
+_CAST = (
+    "ลองดูเศษจากการหารด้วย {modulus} ไม่ว่า {base} จะยกกำลังเท่าไร หารด้วย {modulus} แล้ว"
+    "จะเหลือเศษ 1 เสมอ จำนวนหนึ่งจึงมีเศษเท่ากับผลบวกของเลขโดดของมัน และเศษคูณกันได้ ดังนั้น "
+)
+
 #: The Thai sentence of every step key.
 THAI: dict[str, str] = {
     "given": "โจทย์กำหนดมาให้ว่า {facts:facts}",
@@ -77,6 +91,18 @@ THAI: dict[str, str] = {
     "case_open_one": "จากตรงนี้ให้การค้นหาทำต่อ (ยังเหลือตัวอักษรที่ไม่รู้ค่าอีกตัวเดียว)",
     "case_only": "กรณีอื่นไปต่อไม่ได้ทั้งหมด ดังนั้น {letter} = {digit}",
     "case_narrowed": "กรณี {letter} = {failed:or} ไปต่อไม่ได้ ดังนั้น {letter} เป็นได้แค่ {digits:or}",
+    "products_turned": _TURNED + _REWRITTEN,
+    "products_powers": _POWERS + _REWRITTEN,
+    "products_both": _TURNED + "และ" + _POWERS + _REWRITTEN,
+    "product_units": _UNITS + "{equation} (mod {modulus})" + _ONLY_IF,
+    "product_units_fails": _UNITS + "{equation} (mod {modulus})" + _NO_DIGITS,
+    "product_ending": _ENDING + "{equation} (mod {modulus})" + _ONLY_IF,
+    "product_ending_fails": _ENDING + "{equation} (mod {modulus})" + _NO_DIGITS,
+    "product_sizes": _SIZES + "สองข้างจะเท่ากันได้ก็ต่อเมื่อ {facts:facts}",
+    "product_sizes_fails": _SIZES + "และช่วงของสองข้างไม่ทับกันเลย" + _DEAD_END,
+    "product_mod": _CAST + "{equation} (mod {modulus})" + _ONLY_IF,
+    "product_mod_fails": _CAST + "{equation} (mod {modulus})" + _NO_DIGITS,
+    "product_check_fails": "เมื่อรู้ค่าตัวอักษรครบทุกตัว {equation} จะกลายเป็น {numbers} ซึ่งไม่จริง" + _DEAD_END,
     "not_a_sum": "โจทย์นี้ไม่ใช่การบวกคำธรรมดา จึงไม่มีหลักให้คิดทีละหลัก "
     "การค้นหาจะลองค่าของตัวอักษรทั้ง {count} ตัวเอง",
     "cap": "คิดด้วยมือเท่านี้ก็พอแล้ว ที่เหลือให้การค้นหาทำต่อ",

@@ -11,8 +11,9 @@ from ..language.puzzle import Puzzle, parse
 from ..render import render_line
 from ..search import Search, as_dict
 from .difficulty import Difficulty, rate
+from .factors import Products
 from .model import Model, State, digits_of
-from .rules import Reasoner
+from .rules import Deductions, ProductReasoner, Reasoner
 from .text import ENGLISH, Step, render
 
 __all__ = ["ENGLISH", "SEARCH_SECONDS", "Explanation", "Step", "Tally", "explain", "render"]
@@ -130,20 +131,39 @@ def explain(
     a job that must go first).
     """
     tally = Tally()
+    products = None if puzzle.is_linear else Products.of(puzzle)
+    reasoner: Deductions | None
     if puzzle.left and puzzle.right:
         model = Model.of(puzzle)
         state = State.start(model)
-        steps = _opening(model, state)
-        walker = _Walker(Reasoner(model, 2 * WORK_BUDGET), steps, tally, interrupt or _carry_on)
-        walker.branch(state, None, 0)
-    else:  # products, powers, several equations: no columns to reason about (yet)
+        steps = _opening(puzzle, state)
+        if len(model.columns) > 1:
+            steps.append(_layout(model, state))
+        reasoner = Reasoner(model, 2 * WORK_BUDGET)
+    elif products is not None:  # products, quotients and powers: last digits and sizes
+        state = State.start_letters(puzzle.letters, puzzle.base)
+        steps = _opening(puzzle, state)
+        if products.turned or products.powers:
+            steps.append(
+                Step(_PRODUCTS[products.turned, products.powers], {"equation": products.text()})
+            )
+        reasoner = ProductReasoner(products, 2 * WORK_BUDGET)
+    else:  # sums mixed with products: no columns to reason about (yet)
         steps = [Step("not_a_sum", {"count": len(puzzle.letters)})]
         tally.open_letters = len(puzzle.letters)
+        reasoner = None
+    if reasoner is not None:
+        walker = _Walker(reasoner, steps, tally, interrupt or _carry_on)
+        walker.branch(state, None, 0)
     tally.deductions = sum(1 for step in steps if step.case is None)
     solution, count, complete = _answer(puzzle, seconds, count_nodes, interrupt or _carry_on)
     steps.append(_ending(puzzle, solution, count, complete, seconds))
     return Explanation(puzzle, steps, solution, count, complete, tally)
 
+
+# The step that rewrites a puzzle as products, by (quotients turned, powers written out).
+_PRODUCTS = {(True, False): "products_turned", (False, True): "products_powers"}
+_PRODUCTS[True, True] = "products_both"
 
 _FAILED, _SOLVED, _OPEN = "failed", "solved", "open"
 
@@ -153,7 +173,7 @@ class _Walker:
 
     def __init__(
         self,
-        reasoner: Reasoner,
+        reasoner: Deductions,
         steps: list[Step],
         tally: Tally,
         interrupt: Callable[[], object],
@@ -254,9 +274,8 @@ class _Walker:
         return _SOLVED if _SOLVED in outcomes.values() else _OPEN
 
 
-def _opening(model: Model, state: State) -> list[Step]:
-    """Return the first steps: the given letters, the leading digits and the column layout."""
-    puzzle = model.puzzle
+def _opening(puzzle: Puzzle, state: State) -> list[Step]:
+    """Return the first steps: the given letters and the leading digits."""
     steps = []
     if puzzle.fixed:
         facts = {x: [d] for x, d in puzzle.fixed.items()}
@@ -271,8 +290,6 @@ def _opening(model: Model, state: State) -> list[Step]:
         key = "leading" if len(leading) > 1 else "leading_one"
         steps.append(Step(key, {"letters": leading}, {x: digits_of(state.dom[x]) for x in leading}))
     state.eliminate()
-    if len(model.columns) > 1:
-        steps.append(_layout(model, state))
     return steps
 
 

@@ -138,7 +138,8 @@ def test_products_and_unsolvable_puzzles_are_explained(
 ) -> None:
     product = explained(client, create(client, "AB * C = DE", "count")).get_json()
     Draft202012Validator(schema).validate(product)
-    assert product["steps"][0]["key"] == "not_a_sum" and product["solution"] is not None
+    keys = [step["key"] for step in product["steps"]]
+    assert "product_units" in keys and product["solution"] is not None
     none = explained(client, create(client, "ABC + ABC = ABC")).get_json()
     Draft202012Validator(schema).validate(none)
     assert none["solution"] is None and none["steps"][-1]["key"] == "no_solution"
