@@ -9,8 +9,10 @@ from .model import digits_of
 
 __all__ = ["Allowed", "ProductWork"]
 
-# Most digit combinations an ending or a remainder argument looks at: past it, no step.
-_CAP = 20_000
+# Most partial assignments an ending or a remainder argument visits: past it, no step. Small
+# enough that one step is what a patient person could follow (about a sum's widest column),
+# so a product solved this way gets its case splits, and its difficulty, honestly.
+_CAP = 2_000
 
 
 @dataclass(frozen=True)
@@ -31,23 +33,31 @@ class ProductWork:
         self._cache: dict[tuple[object, ...], Allowed | None] = {}
 
     def ending(self, relation: Relation, width: int, dom: dict[str, int]) -> Allowed | None:
-        """What the last `width` digits of both products allow (None: too many to look at).
+        """What the last `width` digits of both products allow (None: too much to look at).
 
         The last w digits of a product are those of the product of its factors' last w digits.
         """
-        modulus = self.base**width
-        left = [_tail(f, width) for f in relation.left]
-        right = [_tail(f, width) for f in relation.right]
-        equation = f"{side_text(tuple(left))} ≡ {side_text(tuple(right))}"
-        return self._support(("end", relation, width), left, right, modulus, equation, dom)
+        tails = [(_tails(relation.left, j), _tails(relation.right, j)) for j in range(width + 1)]
+        # Letters from the right, as a person multiplies: each place is checked once filled.
+        letters = list(
+            dict.fromkeys(x for left, right in tails for f in left + right for x in _letters(f))
+        )
+        checks = [
+            _Check(len(_letters_of(left + right)), left, right, self.base**j)
+            for j, (left, right) in enumerate(tails)
+            if j
+        ]
+        left, right = tails[width]
+        equation = f"{side_text(left)} ≡ {side_text(right)}"
+        return self._support(("end", relation, width), letters, checks, equation, dom)
 
     def remainder(self, relation: Relation, dom: dict[str, int]) -> Allowed | None:
         """What casting out (base - 1)s allows: a number leaves its digit sum's remainder."""
-        modulus = self.base - 1
         # A number and its digit sum leave the same remainder: every power of base leaves 1.
-        left, right = list(relation.left), list(relation.right)
+        letters = list(relation.letters)
+        checks = [_Check(len(letters), relation.left, relation.right, self.base - 1)]
         equation = f"{_sums_text(relation.left)} ≡ {_sums_text(relation.right)}"
-        return self._support(("nines", relation), left, right, modulus, equation, dom)
+        return self._support(("nines", relation), letters, checks, equation, dom)
 
     def sizes(self, relation: Relation, dom: dict[str, int]) -> dict[str, int] | None:
         """Return the digits each letter keeps when both products must be able to meet.
@@ -77,70 +87,85 @@ class ProductWork:
     def _support(
         self,
         key: tuple[object, ...],
-        left: list[Factor],
-        right: list[Factor],
-        modulus: int,
+        letters: list[str],
+        checks: list[_Check],
         equation: str,
         dom: dict[str, int],
     ) -> Allowed | None:
-        """Return the digits used by some distinct-digit solution of left ≡ right (mod m)."""
-        letters = list(dict.fromkeys(p for f in left + right for p in f if isinstance(p, str)))
+        """Return the digits used by some distinct-digit assignment passing every check."""
         masks = tuple(dom[x] for x in letters)
         cached = (*key, masks)
-        if cached in self._cache:
-            return self._cache[cached]
-        size = 1
-        for mask in masks:
-            size *= mask.bit_count()
-        result = None
-        if size <= _CAP:
-            support = _walk(letters, masks, left, right, (self.base, modulus))
-            self.spent += size
-            result = Allowed(support, equation, modulus)
-        self._cache[cached] = result
-        return result
+        if cached not in self._cache:
+            walk = _Walk(letters, masks, checks, self.base)
+            walk.walk(0, 0)
+            self.spent += walk.visits
+            support = walk.support if walk.found else None
+            done = walk.visits <= _CAP or walk.complete()
+            allowed = Allowed(support, equation, checks[-1].modulus) if done else None
+            self._cache[cached] = allowed
+        return self._cache[cached]
 
 
-def _walk(
-    letters: list[str],
-    masks: tuple[int, ...],
-    left: list[Factor],
-    right: list[Factor],
-    moduli: tuple[int, int],
-) -> dict[str, int] | None:
-    """Try every distinct-digit assignment of the letters; return each one's digits that work."""
-    base, modulus = moduli
-    support = [0] * len(letters)
-    path: dict[str, int] = {}
-    found = False
+@dataclass(frozen=True)
+class _Check:
+    """Once the first `ready` letters have digits: left ≡ right (mod modulus)."""
 
-    def value(factor: Factor) -> int:
-        total = 0
-        for place in factor:
-            total = total * base + (path[place] if isinstance(place, str) else place)
-        return total
+    ready: int
+    left: tuple[Factor, ...]
+    right: tuple[Factor, ...]
+    modulus: int
 
-    def product(factors: list[Factor]) -> int:
+
+class _Walk:
+    """Tries distinct digits for letters in order, checking each modular sum once it can."""
+
+    def __init__(
+        self, letters: list[str], masks: tuple[int, ...], checks: list[_Check], base: int
+    ) -> None:
+        self.letters = letters
+        self.digits = [digits_of(mask) for mask in masks]
+        self.masks = masks
+        self.checks: list[list[_Check]] = [[] for _ in range(len(letters) + 1)]
+        for check in checks:
+            self.checks[check.ready].append(check)
+        self.base = base
+        self.path: dict[str, int] = {}
+        self.support = dict.fromkeys(letters, 0)
+        self.found = False
+        self.visits = 0
+
+    def complete(self) -> bool:
+        """Return whether every candidate is known to be used (the walk may stop)."""
+        return all(self.support[x] == m for x, m in zip(self.letters, self.masks, strict=True))
+
+    def walk(self, i: int, used: int) -> bool:
+        """Visit one node; return True to stop (every candidate used, or past the cap)."""
+        self.visits += 1
+        if self.visits > _CAP:
+            return True
+        if any(self._product(c.left, c) != self._product(c.right, c) for c in self.checks[i]):
+            return False
+        if i == len(self.letters):
+            self.found = True
+            for letter, digit in self.path.items():
+                self.support[letter] |= 1 << digit
+            return self.complete()
+        for digit in self.digits[i]:
+            if not used >> digit & 1:
+                self.path[self.letters[i]] = digit
+                if self.walk(i + 1, used | 1 << digit):
+                    return True
+        return False
+
+    def _product(self, factors: tuple[Factor, ...], check: _Check) -> int:
+        """Return the product of the factors' values mod the check's modulus."""
         total = 1
         for factor in factors:
-            total = total * value(factor) % modulus
+            value = 0
+            for place in factor:
+                value = value * self.base + (self.path[place] if isinstance(place, str) else place)
+            total = total * value % check.modulus
         return total
-
-    def walk(i: int, used: int) -> None:
-        nonlocal found
-        if i == len(letters):
-            if product(left) == product(right):
-                found = True
-                for j, letter in enumerate(letters):
-                    support[j] |= 1 << path[letter]
-            return
-        for digit in digits_of(masks[i]):
-            if not used >> digit & 1:
-                path[letters[i]] = digit
-                walk(i + 1, used | 1 << digit)
-
-    walk(0, 0)
-    return dict(zip(letters, support, strict=True)) if found else None
 
 
 def _meet(relation: Relation, dom: dict[str, int], base: int) -> bool:
@@ -166,9 +191,19 @@ def _range(factors: tuple[Factor, ...], dom: dict[str, int], base: int) -> tuple
     return low, high
 
 
-def _tail(factor: Factor, width: int) -> Factor:
-    """Return a factor's last `width` places (all of it if it is shorter)."""
-    return factor[-width:]
+def _tails(factors: tuple[Factor, ...], width: int) -> tuple[Factor, ...]:
+    """Return each factor's last `width` places (all of it if it is shorter)."""
+    return tuple(f[-width:] if width else () for f in factors)
+
+
+def _letters(factor: Factor) -> list[str]:
+    """Return the factor's letters."""
+    return [p for p in factor if isinstance(p, str)]
+
+
+def _letters_of(factors: tuple[Factor, ...]) -> set[str]:
+    """Return the letters of some factors."""
+    return {x for f in factors for x in _letters(f)}
 
 
 def _sums_text(factors: tuple[Factor, ...]) -> str:
