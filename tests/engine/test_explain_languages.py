@@ -17,7 +17,13 @@ from alphametic.explain.walkthrough import explain
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 EXERCISM = json.loads((DATA / "exercism-alphametics.json").read_text())["cases"]
-PUZZLES = ["SEND + MORE = MONEY"] + [str(case["puzzle"]) for case in EXERCISM]
+PRODUCTS = [
+    "TWO * TWO = SQUARE",
+    "ABCD / EF = GH",
+    "NAUGHT ^ 2 = ZERO ^ 3",
+    "PI * R ^ 2 / 2 = AREA",
+]
+PUZZLES = ["SEND + MORE = MONEY"] + [str(case["puzzle"]) for case in EXERCISM] + PRODUCTS
 TABLES = {"ja": JAPANESE, "th": THAI}
 
 

@@ -189,6 +189,23 @@ def test_job_page_shows_every_step_without_javascript(
     assert '<script src="/static/explain.js" defer></script>' in page
 
 
+def test_a_product_job_page_shows_its_reasons_in_every_language(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    job_id = create(client, "NAUGHT ^ 2 = ZERO ^ 3")
+    wait_job(job_store, job_id)
+    for lang in LANGS:
+        body = explained(client, job_id, f"?lang={lang}").get_json()
+        keys = {step["key"] for step in body["steps"]}
+        assert {"products_powers", "product_units", "product_sizes", "stall"} <= keys
+        assert body["difficulty"]["label"] != "fiendish"
+        page = client.get(f"/jobs/{job_id}?lang={lang}").get_data(as_text=True)
+        section = page[page.index('<section class="explain"') :]
+        for step in body["steps"]:
+            assert str(escape(step["text"])) in section
+    assert 'class="step depth-1 fail"' in page and "NAUGHT × NAUGHT" in page
+
+
 def test_case_steps_are_indented_and_dead_ends_marked(
     client: FlaskClient, job_store: JobStore, web_workers: Any
 ) -> None:
