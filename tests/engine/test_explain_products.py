@@ -189,3 +189,19 @@ def test_explaining_a_product_takes_a_bounded_time(text: str) -> None:
     started = time.process_time()
     explain(parse(text), count_nodes=10_000)
     assert time.process_time() - started < 5.0
+
+
+def test_casting_out_nines_multiplies_the_digit_sums() -> None:
+    """(T + O + M) × (1 + 3) ≡ D + A + L + E + Y (mod 9) leaves M = 6 and Y = 8."""
+    puzzle = parse("TOM * 13 = DALEY")
+    products = Products.of(puzzle)
+    assert products is not None
+    state = State.start_letters(puzzle.letters, puzzle.base)
+    state.dom.update({x: 1 << d for x, d in dict(T=7, O=9, D=1, A=0, L=3, E=4).items()})
+    state.dom["M"] = state.dom["Y"] = 1 << 2 | 1 << 5 | 1 << 6 | 1 << 8
+    steps = ProductReasoner(products, WORK_BUDGET).remainder(state)
+    assert [s.key for s in steps] == ["product_mod"] and state.dom["M"] == 1 << 6
+    assert state.dom["Y"] == 1 << 8
+    assert steps[0].params["equation"] == "(T + O + M) × (1 + 3) ≡ D + A + L + E + Y"
+    assert steps[0].params["modulus"] == 9 and steps[0].params["base"] == 10
+    assert set(steps[0].facts) == {"M", "Y"}
