@@ -3,8 +3,8 @@
 Modules: walkthrough.py (deductions, then a few cases: the entry point) · model.py (letters
 with candidate digits, carries with bounds) · columns.py (what one column still allows) ·
 remainders.py (casting out (base - 1)s, even and odd) · factors.py (a puzzle of products,
-quotients and powers read as one product equal to another) · products.py (what a product's
-last digits, sizes and remainders allow) · rules.py (the deduction rules: a new rule goes
+quotients and powers read as sums of products) · products.py (what the last digits, sizes
+and remainders of products allow) · rules.py (the deduction rules: a new rule goes
 here) · text.py (steps as message keys with parameters, and ENGLISH) · ja.py and th.py (the
 same keys in Japanese and Thai) · languages.py (each language's table, and the one a POSIX
 locale names) · difficulty.py (how hard by hand, from the explanation's shape).

@@ -1,5 +1,6 @@
-"""A puzzle of products read as a person would: each equation one product of words equal to
-another, quotients turned around (A / B = C is B × C = A) and powers written out.
+"""A puzzle of products and sums read as a person would: each equation a sum of products of
+words equal to another, quotients turned around (A / B = C is B × C = A) and powers written
+out as products.
 """
 
 from __future__ import annotations
@@ -8,42 +9,54 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..language.expr import NUM, POW, PROD, WORD, Node, word_value
+from ..language.expr import NUM, POW, PROD, SUM, WORD, Node, word_value
 
 if TYPE_CHECKING:
     from ..language.puzzle import Puzzle
 
-__all__ = ["Factor", "Products", "Relation"]
+__all__ = ["Factor", "Products", "Relation", "Side", "Term"]
 
 #: A word or number as its places, most significant first: a letter or a digit each.
 Factor = tuple[str | int, ...]
+#: A signed product of factors (no factors at all is 1).
+Term = tuple[int, tuple[Factor, ...]]
+#: A sum of signed products.
+Side = tuple[Term, ...]
 
 # Most copies of a factor a power is written out as: a person multiplies out a square or a
 # cube, not a tenth power.
 _MAX_EXPONENT = 6
+# Most products a side may expand to (a power of a sum multiplies out): past it, no reasons.
+_MAX_TERMS = 16
+_ONE: Side = ((1, ()),)
 
 
 @dataclass(frozen=True)
 class Relation:
-    """One product equal to another: left[0] × left[1] × ... = right[0] × ..."""
+    """One sum of products equal to another, e.g. TWO × TWO = SQUARE."""
 
-    left: tuple[Factor, ...]
-    right: tuple[Factor, ...]
+    left: Side
+    right: Side
 
     @cached_property
     def letters(self) -> tuple[str, ...]:
         """Return the relation's letters, each once, in order of first appearance."""
-        seen = [p for f in self.left + self.right for p in f if isinstance(p, str)]
+        seen = [p for _, fs in self.left + self.right for f in fs for p in f if isinstance(p, str)]
         return tuple(dict.fromkeys(seen))
 
+    @cached_property
+    def mixed(self) -> bool:
+        """Return whether a side adds or subtracts (else it is a product on each side)."""
+        return any(len(side) != 1 or side[0][0] < 0 for side in (self.left, self.right))
+
     def text(self) -> str:
-        """Return the relation as text, e.g. 'EF × GH = ABCD' (an empty side is 1)."""
+        """Return the relation as text, e.g. 'EF × GH = ABCD'."""
         return f"{side_text(self.left)} = {side_text(self.right)}"
 
 
 @dataclass(frozen=True)
 class Products:
-    """A puzzle whose every equation is a product of words equal to another."""
+    """A puzzle whose every equation is a sum of products of words equal to another."""
 
     puzzle: Puzzle
     relations: tuple[Relation, ...]
@@ -52,20 +65,17 @@ class Products:
 
     @classmethod
     def of(cls, puzzle: Puzzle) -> Products | None:
-        """Read the puzzle as products, or return None if some side is not a product."""
+        """Read the puzzle as sums of products, or return None if it does not read so."""
         relations = []
-        turned = powers = False
+        nodes = [n for equation in puzzle.equations for side in equation for n in _nodes(side)]
         for equation in puzzle.equations:
             for left, right in zip(equation, equation[1:], strict=False):
-                up, down = _factors(left, puzzle.base), _factors(right, puzzle.base)
-                if up is None or down is None:
+                relation = _relation(left, right, puzzle.base)
+                if relation is None:
                     return None
-                turned |= any("/" in node.ops for node in _nodes(left) + _nodes(right))
-                powers |= any(node.kind == POW for node in _nodes(left) + _nodes(right))
-                if up[1] and not down[1]:  # A / B = C: say B × C = A, as a person turns it
-                    relations.append(Relation(tuple(up[1] + down[0]), tuple(up[0])))
-                else:
-                    relations.append(Relation(tuple(up[0] + down[1]), tuple(down[0] + up[1])))
+                relations.append(relation)
+        turned = any("/" in node.ops for node in nodes if node.kind == PROD)
+        powers = any(node.kind == POW for node in nodes)
         return cls(puzzle, tuple(relations), turned, powers) if relations else None
 
     def text(self) -> str:
@@ -73,9 +83,16 @@ class Products:
         return "; ".join(relation.text() for relation in self.relations)
 
 
-def side_text(factors: tuple[Factor, ...]) -> str:
-    """Return a product's text, e.g. 'TWO × TWO' (no factors at all is 1)."""
-    return " × ".join(factor_text(f) for f in factors) or "1"
+def side_text(side: Side) -> str:
+    """Return a side's text, e.g. 'TWO × TWO' or 'TO × FLY + FLIGHT' (no products is 0)."""
+    out = ""
+    for index, (sign, factors) in enumerate(side):
+        product = " × ".join(factor_text(f) for f in factors) or "1"
+        if index == 0:
+            out = product if sign > 0 else f"-{product}"
+        else:
+            out += f" {'+' if sign > 0 else '-'} {product}"
+    return out or "0"
 
 
 def factor_text(factor: Factor) -> str:
@@ -83,30 +100,74 @@ def factor_text(factor: Factor) -> str:
     return "".join(str(place) for place in factor)
 
 
-def _factors(node: Node, base: int) -> tuple[list[Factor], list[Factor]] | None:
-    """Return the factors a node multiplies by and those it divides by, or None."""
+def _relation(left: Node, right: Node, base: int) -> Relation | None:
+    """Return left = right as sums of products, divisions turned into products, or None."""
+    first, second = _fraction(left, base), _fraction(right, base)
+    if first is None or second is None:
+        return None
+    (up, under), (down, below) = first, second
+    # An exact division x / y = q holds only if x = y × q: each denominator moves across.
+    if under != _ONE and below == _ONE:  # A / B = C: say B × C = A, as a person turns it
+        pair = _times(under, down), up
+    else:
+        pair = _times(up, below), _times(down, under)
+    if max(len(pair[0]), len(pair[1])) > _MAX_TERMS:
+        return None
+    return Relation(*pair)
+
+
+def _fraction(node: Node, base: int) -> tuple[Side, Side] | None:
+    """Return a node as numerator and denominator, each a sum of products, or None."""
     if node.kind in (WORD, NUM):
-        return [tuple(c if c.isalpha() else int(c) for c in node.text)], []
+        return ((1, (tuple(c if c.isalpha() else int(c) for c in node.text),)),), _ONE
+    if node.kind not in (SUM, PROD, POW):
+        return None
+    parts = [_fraction(arg, base) for arg in node.args]
+    fractions = [part for part in parts if part is not None]
+    if len(fractions) < len(parts):
+        return None
+    if node.kind == SUM:
+        return _sum(fractions, node.ops)
     if node.kind == PROD:
-        up: list[Factor] = []
-        down: list[Factor] = []
-        for op, arg in zip(node.ops, node.args, strict=True):
-            parts = _factors(arg, base)
-            if parts is None:
-                return None
-            # An exact division x / y = q holds only if x = y × q: y moves to the other side.
-            times, over = parts if op == "*" else (parts[1], parts[0])
-            up += times
-            down += over
-        return up, down
-    if node.kind == POW:
-        top, exponent = node.args
-        copies = word_value(exponent.text, base) if exponent.kind == NUM else None
-        parts = _factors(top, base)
-        if copies is None or copies > _MAX_EXPONENT or parts is None:
-            return None
-        return parts[0] * copies, parts[1] * copies
-    return None  # sums and negations: no product to read
+        up, under = _ONE, _ONE
+        for op, (top, bottom) in zip(node.ops, fractions, strict=True):
+            if op == "/":  # dividing by top / bottom is multiplying by bottom / top
+                top, bottom = bottom, top
+            up, under = _times(up, top), _times(under, bottom)
+        return _capped(up, under)
+    exponent = node.args[1]
+    copies = word_value(exponent.text, base) if exponent.kind == NUM else None
+    if copies is None or copies > _MAX_EXPONENT:
+        return None
+    (top, bottom), up, under = fractions[0], _ONE, _ONE
+    for _ in range(copies):
+        up, under = _times(up, top), _times(under, bottom)
+    return _capped(up, under)
+
+
+def _sum(fractions: list[tuple[Side, Side]], ops: tuple[str, ...]) -> tuple[Side, Side] | None:
+    """Return the sum of signed fractions over their common denominator."""
+    up: Side = ()
+    under = _ONE
+    for op, (top, bottom) in zip(ops, fractions, strict=True):
+        signed = top if op == "+" else tuple((-sign, fs) for sign, fs in top)
+        up = _times(up, bottom) + _times(signed, under)
+        under = _times(under, bottom)
+    return _capped(up, under)
+
+
+def _times(a: Side, b: Side) -> Side:
+    """Return the product of two sums of products, multiplied out (1 × x is x)."""
+    if b == _ONE:
+        return a
+    if a == _ONE:
+        return b
+    return tuple((sa * sb, fa + fb) for sa, fa in a for sb, fb in b)
+
+
+def _capped(up: Side, under: Side) -> tuple[Side, Side] | None:
+    """Return the fraction, or None if it multiplied out to too many products."""
+    return (up, under) if max(len(up), len(under)) <= _MAX_TERMS else None
 
 
 def _nodes(node: Node) -> list[Node]:

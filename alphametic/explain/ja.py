@@ -50,6 +50,14 @@ _CAST = (
     "なので、どの数もその各位の数字の和と同じ余りになり、余りは掛け算しても保たれます。よって "
 )
 
+_MIXED_UNITS = "和や積の一の位は、そこに出てくる数それぞれの一の位だけで決まるので、"
+_MIXED_ENDING = "和や積の下 {width} 桁は、そこに出てくる数それぞれの下 {width} 桁だけで決まるので、"
+_MIXED_CAST = (
+    "{modulus} で割った余りに注目します。{base} を何回かけても {modulus} で割った余りは 1 "
+    "なので、どの数もその各位の数字の和と同じ余りになり、余りは足し算や掛け算をしても保たれます。"
+    "よって "
+)
+
 #: The Japanese sentence of every step key.
 JAPANESE: dict[str, str] = {
     "given": "はじめから {facts:facts} と分かっています。",
@@ -108,6 +116,12 @@ JAPANESE: dict[str, str] = {
     "product_ending_fails": _ENDING + "{equation} (mod {modulus}) ですが、" + _NO_DIGITS,
     "product_sizes": _SIZES + "両辺が等しくなれるのは {facts:facts} のときだけです。",
     "product_sizes_fails": _SIZES + "この範囲では両辺は等しくなれません。行き止まりです。",
+    "mixed_units": _MIXED_UNITS + "{equation} (mod {modulus}) です。" + _ONLY_IF,
+    "mixed_units_fails": _MIXED_UNITS + "{equation} (mod {modulus}) ですが、" + _NO_DIGITS,
+    "mixed_ending": _MIXED_ENDING + "{equation} (mod {modulus}) です。" + _ONLY_IF,
+    "mixed_ending_fails": _MIXED_ENDING + "{equation} (mod {modulus}) ですが、" + _NO_DIGITS,
+    "mixed_mod": _MIXED_CAST + "{equation} (mod {modulus}) です。" + _ONLY_IF,
+    "mixed_mod_fails": _MIXED_CAST + "{equation} (mod {modulus}) ですが、" + _NO_DIGITS,
     "product_mod": _CAST + "{equation} (mod {modulus}) です。" + _ONLY_IF,
     "product_mod_fails": _CAST + "{equation} (mod {modulus}) ですが、" + _NO_DIGITS,
     "product_check_fails": "すべての文字が決まると {equation} は {numbers} となりますが、"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .factors import Factor, Relation, side_text
+from .factors import Relation, Side, side_text
 from .model import digits_of
 
 __all__ = ["Allowed", "ProductWork"]
@@ -39,11 +39,9 @@ class ProductWork:
         """
         tails = [(_tails(relation.left, j), _tails(relation.right, j)) for j in range(width + 1)]
         # Letters from the right, as a person multiplies: each place is checked once filled.
-        letters = list(
-            dict.fromkeys(x for left, right in tails for f in left + right for x in _letters(f))
-        )
+        letters = list(dict.fromkeys(x for left, right in tails for x in _letters(left + right)))
         checks = [
-            _Check(len(_letters_of(left + right)), left, right, self.base**j)
+            _Check(len(set(_letters(left + right))), left, right, self.base**j)
             for j, (left, right) in enumerate(tails)
             if j
         ]
@@ -111,8 +109,8 @@ class _Check:
     """Once the first `ready` letters have digits: left ≡ right (mod modulus)."""
 
     ready: int
-    left: tuple[Factor, ...]
-    right: tuple[Factor, ...]
+    left: Side
+    right: Side
     modulus: int
 
 
@@ -157,59 +155,64 @@ class _Walk:
                     return True
         return False
 
-    def _product(self, factors: tuple[Factor, ...], check: _Check) -> int:
-        """Return the product of the factors' values mod the check's modulus."""
-        total = 1
-        for factor in factors:
-            value = 0
-            for place in factor:
-                value = value * self.base + (self.path[place] if isinstance(place, str) else place)
-            total = total * value % check.modulus
-        return total
+    def _product(self, side: Side, check: _Check) -> int:
+        """Return the value of a sum of products mod the check's modulus."""
+        total = 0
+        for sign, factors in side:
+            product = sign
+            for factor in factors:
+                value = 0
+                for place in factor:
+                    digit = self.path[place] if isinstance(place, str) else place
+                    value = value * self.base + digit
+                product = product * value % check.modulus
+            total += product
+        return total % check.modulus
 
 
 def _meet(relation: Relation, dom: dict[str, int], base: int) -> bool:
-    """Return whether the ranges of the two products overlap."""
+    """Return whether the ranges of the two sides overlap."""
     left_low, left_high = _range(relation.left, dom, base)
     right_low, right_high = _range(relation.right, dom, base)
     return left_low <= right_high and right_low <= left_high
 
 
-def _range(factors: tuple[Factor, ...], dom: dict[str, int], base: int) -> tuple[int, int]:
-    """Return the smallest and largest value a product of factors can still take."""
-    low = high = 1
-    for factor in factors:
-        small = large = 0
-        for place in factor:
-            if isinstance(place, str):
-                mask = dom[place] or 1  # (an empty letter is a dead end another rule states)
-                least, most = (mask & -mask).bit_length() - 1, mask.bit_length() - 1
-            else:
-                least = most = place
-            small, large = small * base + least, large * base + most
-        low, high = low * small, high * large
+def _range(side: Side, dom: dict[str, int], base: int) -> tuple[int, int]:
+    """Return the smallest and largest value a sum of products can still take."""
+    low = high = 0
+    for sign, factors in side:
+        small = large = 1
+        for factor in factors:
+            least = most = 0
+            for place in factor:
+                if isinstance(place, str):
+                    mask = dom[place] or 1  # (an empty letter is a dead end another rule states)
+                    digits = (mask & -mask).bit_length() - 1, mask.bit_length() - 1
+                else:
+                    digits = place, place
+                least, most = least * base + digits[0], most * base + digits[1]
+            small, large = small * least, large * most  # every factor is at least 0
+        low, high = (low + small, high + large) if sign > 0 else (low - large, high - small)
     return low, high
 
 
-def _tails(factors: tuple[Factor, ...], width: int) -> tuple[Factor, ...]:
-    """Return each factor's last `width` places (all of it if it is shorter)."""
-    return tuple(f[-width:] if width else () for f in factors)
+def _tails(side: Side, width: int) -> Side:
+    """Return the side with each factor cut to its last `width` places (all of a shorter one)."""
+    return tuple((sign, tuple(f[-width:] if width else () for f in fs)) for sign, fs in side)
 
 
-def _letters(factor: Factor) -> list[str]:
-    """Return the factor's letters."""
-    return [p for p in factor if isinstance(p, str)]
+def _letters(side: Side) -> list[str]:
+    """Return the side's letters, in order, repeats and all."""
+    return [p for _, factors in side for f in factors for p in f if isinstance(p, str)]
 
 
-def _letters_of(factors: tuple[Factor, ...]) -> set[str]:
-    """Return the letters of some factors."""
-    return {x for f in factors for x in _letters(f)}
-
-
-def _sums_text(factors: tuple[Factor, ...]) -> str:
-    """Return a product of digit sums as text, e.g. '(T + W + O) × (T + W + O)'."""
+def _sums_text(side: Side) -> str:
+    """Return a side with digit sums for factors, e.g. '(T + W + O) × (T + W + O)'."""
     parts = []
-    for factor in factors:
-        terms = " + ".join(str(p) for p in factor)
-        parts.append(f"({terms})" if len(factor) > 1 and len(factors) > 1 else terms)
-    return " × ".join(parts) or "1"
+    for sign, factors in side:
+        alone = len(factors) == 1 and len(side) == 1
+        sums = [" + ".join(str(p) for p in f) for f in factors]
+        product = " × ".join(t if alone or " " not in t else f"({t})" for t in sums) or "1"
+        parts.append((sign, product))
+    text = " ".join(f"{'+' if sign > 0 else '-'} {product}" for sign, product in parts)
+    return (text[2:] if text.startswith("+") else f"-{text[2:]}") if text else "0"

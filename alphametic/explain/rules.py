@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from ..render import digit_char
 from .columns import ColumnWork, Fact, equation, reduced
-from .factors import Factor, Products
+from .factors import Products, Side, side_text
 from .model import Column, Model, State, digits_of
 from .products import Allowed, ProductWork
 from .remainders import remainder_steps
@@ -225,7 +225,8 @@ class ProductReasoner(Deductions):
     def endings(self, state: State) -> list[Step]:
         """The last few digits of a product are fixed by its factors' last few digits."""
         longest = max(
-            (len(f) for r in self.products.relations for f in r.left + r.right), default=1
+            (len(f) for r in self.products.relations for _, fs in r.left + r.right for f in fs),
+            default=1,
         )
         return self._ending(state, range(2, longest + 1))
 
@@ -234,7 +235,8 @@ class ProductReasoner(Deductions):
         for width in widths:
             for relation in self.products.relations:
                 allowed = self.work.ending(relation, width, state.dom)
-                key = "product_units" if width == 1 else "product_ending"
+                kind = "mixed" if relation.mixed else "product"
+                key = f"{kind}_units" if width == 1 else f"{kind}_ending"
                 steps = self._narrow(state, allowed, key, {"width": width})
                 if steps:
                     return steps
@@ -256,7 +258,8 @@ class ProductReasoner(Deductions):
             return []
         for relation in self.products.relations:
             allowed = self.work.remainder(relation, state.dom)
-            steps = self._narrow(state, allowed, "product_mod", {"base": self.base})
+            key = "mixed_mod" if relation.mixed else "product_mod"
+            steps = self._narrow(state, allowed, key, {"base": self.base})
             if steps:
                 return steps
         return []
@@ -280,18 +283,23 @@ class ProductReasoner(Deductions):
         return [Step(key, params, dict.fromkeys(narrowed, []))]
 
 
-def _product(factors: tuple[Factor, ...], known: dict[str, int], base: int) -> tuple[int, str]:
-    """Return a product's value with known digits, and its text such as '123 × 45'."""
-    total = 1
-    texts = []
-    for factor in factors:
-        digits = [known[p] if isinstance(p, str) else p for p in factor]
-        value = 0
-        for digit in digits:
-            value = value * base + digit
-        total *= value
-        texts.append("".join(digit_char(d) for d in digits))
-    return total, " × ".join(texts) or "1"
+def _product(side: Side, known: dict[str, int], base: int) -> tuple[int, str]:
+    """Return a side's value with known digits, and its text such as '123 × 45 + 6'."""
+    total = 0
+    spelled: Side = ()  # the side with each letter written as its digit
+    for sign, factors in side:
+        product = sign
+        for factor in factors:
+            value = 0
+            for place in factor:
+                value = value * base + (known[place] if isinstance(place, str) else place)
+            product *= value
+        total += product
+        digits = tuple(
+            tuple(digit_char(known[p]) if isinstance(p, str) else p for p in f) for f in factors
+        )
+        spelled += ((sign, digits),)
+    return total, side_text(spelled)
 
 
 def _refresh(step: Step, state: State) -> None:
@@ -300,7 +308,7 @@ def _refresh(step: Step, state: State) -> None:
         step.facts[letter] = digits_of(state.dom[letter])
         if len(step.facts[letter]) == 1:
             state.announced.add(letter)
-    if step.key.startswith(("mod", "parity", "subset", "product")):
+    if step.key.startswith(("mod", "parity", "subset", "product", "mixed")):
         step.params["facts"] = [[x, digits] for x, digits in sorted(step.facts.items())]
     elif "facts" in step.params:
         step.params["facts"] = [

@@ -40,6 +40,19 @@ _CAST = (
     "Cast out {modulus}s: every power of {base} leaves 1 after dividing by {modulus}, so a "
     "number leaves the same remainder as the sum of its digits, and remainders multiply: "
 )
+# The same for sides that add products up.
+_MIXED_UNITS = (
+    "The units digit of sums and products is fixed by the units digits of the numbers in them, so "
+)
+_MIXED_ENDING = (
+    "The last {width} digits of sums and products are fixed by the last {width} digits of "
+    "the numbers in them, so "
+)
+_MIXED_CAST = (
+    "Cast out {modulus}s: every power of {base} leaves 1 after dividing by {modulus}, so a "
+    "number leaves the same remainder as the sum of its digits, and remainders add and "
+    "multiply: "
+)
 
 #: The English sentence of every step key (a translation supplies the same keys).
 ENGLISH: dict[str, str] = {
@@ -112,6 +125,15 @@ ENGLISH: dict[str, str] = {
     "satisfy.",
     "product_sizes": _SIZES + "so the two sides can only be equal if {facts:facts}.",
     "product_sizes_fails": _SIZES + "and they keep the two sides apart: a dead end.",
+    "mixed_units": _MIXED_UNITS + "{equation} (mod {modulus}). That works only if {facts:facts}.",
+    "mixed_units_fails": _MIXED_UNITS + "{equation} (mod {modulus}), which no digits left can "
+    "satisfy.",
+    "mixed_ending": _MIXED_ENDING + "{equation} (mod {modulus}). That works only if {facts:facts}.",
+    "mixed_ending_fails": _MIXED_ENDING + "{equation} (mod {modulus}), which no digits left "
+    "can satisfy.",
+    "mixed_mod": _MIXED_CAST + "{equation} (mod {modulus}). That works only if {facts:facts}.",
+    "mixed_mod_fails": _MIXED_CAST + "{equation} (mod {modulus}), which no digits left can "
+    "satisfy.",
     "product_mod": _CAST + "{equation} (mod {modulus}). That works only if {facts:facts}.",
     "product_mod_fails": _CAST + "{equation} (mod {modulus}), which no digits left can satisfy.",
     "product_check_fails": "With every letter known, {equation} reads {numbers}, which is "

@@ -49,6 +49,15 @@ _CAST = (
     "จะเหลือเศษ 1 เสมอ จำนวนหนึ่งจึงมีเศษเท่ากับผลบวกของเลขโดดของมัน และเศษคูณกันได้ ดังนั้น "
 )
 
+_MIXED_UNITS = "หลักหน่วยของผลบวกและผลคูณขึ้นอยู่กับหลักหน่วยของแต่ละจำนวนในนั้นเท่านั้น ดังนั้น "
+_MIXED_ENDING = (
+    "เลข {width} หลักท้ายของผลบวกและผลคูณขึ้นอยู่กับเลข {width} หลักท้ายของแต่ละจำนวนในนั้นเท่านั้น ดังนั้น "
+)
+_MIXED_CAST = (
+    "ลองดูเศษจากการหารด้วย {modulus} ไม่ว่า {base} จะยกกำลังเท่าไร หารด้วย {modulus} แล้ว"
+    "จะเหลือเศษ 1 เสมอ จำนวนหนึ่งจึงมีเศษเท่ากับผลบวกของเลขโดดของมัน และเศษบวกและคูณกันได้ ดังนั้น "
+)
+
 #: The Thai sentence of every step key.
 THAI: dict[str, str] = {
     "given": "โจทย์กำหนดมาให้ว่า {facts:facts}",
@@ -100,6 +109,12 @@ THAI: dict[str, str] = {
     "product_ending_fails": _ENDING + "{equation} (mod {modulus})" + _NO_DIGITS,
     "product_sizes": _SIZES + "สองข้างจะเท่ากันได้ก็ต่อเมื่อ {facts:facts}",
     "product_sizes_fails": _SIZES + "และช่วงของสองข้างไม่ทับกันเลย" + _DEAD_END,
+    "mixed_units": _MIXED_UNITS + "{equation} (mod {modulus})" + _ONLY_IF,
+    "mixed_units_fails": _MIXED_UNITS + "{equation} (mod {modulus})" + _NO_DIGITS,
+    "mixed_ending": _MIXED_ENDING + "{equation} (mod {modulus})" + _ONLY_IF,
+    "mixed_ending_fails": _MIXED_ENDING + "{equation} (mod {modulus})" + _NO_DIGITS,
+    "mixed_mod": _MIXED_CAST + "{equation} (mod {modulus})" + _ONLY_IF,
+    "mixed_mod_fails": _MIXED_CAST + "{equation} (mod {modulus})" + _NO_DIGITS,
     "product_mod": _CAST + "{equation} (mod {modulus})" + _ONLY_IF,
     "product_mod_fails": _CAST + "{equation} (mod {modulus})" + _NO_DIGITS,
     "product_check_fails": "เมื่อรู้ค่าตัวอักษรครบทุกตัว {equation} จะกลายเป็น {numbers} ซึ่งไม่จริง" + _DEAD_END,

@@ -22,6 +22,7 @@ PRODUCTS = [
     "ABCD / EF = GH",
     "NAUGHT ^ 2 = ZERO ^ 3",
     "PI * R ^ 2 / 2 = AREA",
+    "WRIGHT + WRIGHT = TO * FLY + FLIGHT",
 ]
 PUZZLES = ["SEND + MORE = MONEY"] + [str(case["puzzle"]) for case in EXERCISM] + PRODUCTS
 TABLES = {"ja": JAPANESE, "th": THAI}

@@ -27,6 +27,12 @@ PUBLISHED = [
     for p in json.loads(BENCH.read_text())["puzzles"]
     if p["kind"] != "many" and Products.of(parse(p["puzzle"], **p["options"])) is not None
 ]
+# Subtractions, which the corpus has only among its puzzles of thousands of solutions.
+MINUS: list[tuple[str, dict[str, Any], int]] = [
+    ("EIGHT - TWO * TWO = FOUR", {}, 6),
+    ("A - B * C = -DE", {}, 176),
+]
+PUBLISHED += MINUS
 # The famous puzzles on the form page that are products, quotients or powers.
 FAMOUS = ["TWO * TWO = SQUARE", "ABCD / EF = GH", "NAUGHT ^ 2 = ZERO ^ 3", "TOM * 13 = DALEY"]
 NEW_KINDS = ("product_units", "product_ending", "product_sizes", "product_mod")
@@ -205,3 +211,20 @@ def test_casting_out_nines_multiplies_the_digit_sums() -> None:
     assert steps[0].params["equation"] == "(T + O + M) × (1 + 3) ≡ D + A + L + E + Y"
     assert steps[0].params["modulus"] == 9 and steps[0].params["base"] == 10
     assert set(steps[0].facts) == {"M", "Y"}
+
+
+def test_sums_of_products_are_reasoned_about_too() -> None:
+    """The famous A + A = B; B × C = AB and a sum of a product: endings and sizes alike."""
+    famous = explain(parse("A + A = B; B * C = AB"))
+    keys = [s.key for s in famous.steps]
+    assert "mixed_units" in keys and "product_units" in keys and "not_a_sum" not in keys
+    units = famous.steps[keys.index("mixed_units")]
+    assert units.params["equation"] == "A + A ≡ B" and units.facts == {"B": [0, 2, 4, 6, 8]}
+    assert famous.tally.open_letters == 0 and famous.difficulty.label != "fiendish"
+    wright = explain(parse("WRIGHT + WRIGHT = TO * FLY + FLIGHT"))
+    first = next(s for s in wright.steps if s.key == "mixed_units")
+    assert first.params["equation"] == "T + T ≡ O × Y + T"
+    assert first.text().startswith(
+        "The units digit of sums and products is fixed by the units digits of the numbers in "
+        "them, so T + T ≡ O × Y + T (mod 10). That works only if "
+    )
