@@ -184,7 +184,7 @@ class Reasoner(Deductions):
 
 
 class ProductReasoner(Deductions):
-    """The rules of products: last digits, sizes, remainders of digit sums."""
+    """The rules of products (and sums of them): last digits, sizes, digit sums' remainders."""
 
     work: ProductWork
 
@@ -219,11 +219,11 @@ class ProductReasoner(Deductions):
         return []
 
     def units(self, state: State) -> list[Step]:
-        """The units digit of a product is fixed by its factors' units digits."""
+        """The units digit of sums and products is fixed by their numbers' units digits."""
         return self._ending(state, range(1, 2))
 
     def endings(self, state: State) -> list[Step]:
-        """The last few digits of a product are fixed by its factors' last few digits."""
+        """The last few digits of sums and products are fixed by their numbers' last digits."""
         longest = max(
             (len(f) for r in self.products.relations for _, fs in r.left + r.right for f in fs),
             default=1,
@@ -243,7 +243,7 @@ class ProductReasoner(Deductions):
         return []
 
     def sizes(self, state: State) -> list[Step]:
-        """The two products must be able to meet: bounds from the words' sizes."""
+        """The two sides must be able to meet: bounds from the words' sizes."""
         for relation in self.products.relations:
             masks = self.work.sizes(relation, state.dom)
             allowed = Allowed(masks, relation.text(), 0)
@@ -253,7 +253,7 @@ class ProductReasoner(Deductions):
         return []
 
     def remainder(self, state: State) -> list[Step]:
-        """Casting out (base - 1)s: a product of digit sums leaves the product's remainder."""
+        """Casting out (base - 1)s: digit sums, added and multiplied, leave the same remainder."""
         if self.base < 3:
             return []
         for relation in self.products.relations:

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
-from alphametic import Puzzle, Search, as_dict, parse
+from alphametic import Puzzle, PuzzleError, Search, as_dict, parse
 from alphametic.explain.difficulty import LABELS
 from alphametic.explain.factors import Products
 from alphametic.explain.model import State
@@ -62,6 +64,39 @@ def test_every_stated_fact_holds_for_every_solution(
     puzzle = parse(text, **options)
     every = solutions(puzzle)
     assert len(every) == count
+    explanation = check_facts(puzzle, every)
+    assert explanation.count == count and explanation.count_complete
+
+
+# Random small puzzles: products, quotients, powers and sums of them, in a few bases.
+_words = st.text(alphabet="ABCDEFG", min_size=1, max_size=3)
+_operands = st.one_of(_words, _words.map(lambda w: f"{w} ^ 2"), st.sampled_from(["3", "13"]))
+
+
+@st.composite
+def expression_puzzles(draw: st.DrawFn) -> Puzzle:
+    """Draw a small puzzle of products (maybe a quotient, a power or a sum) that parses."""
+    first, second = draw(_operands), draw(_operands)
+    op = draw(st.sampled_from(["*", "*", "/", "+ 2 *", "-"]))
+    result = draw(st.text(alphabet="ABCDEFG", min_size=1, max_size=5))
+    base = draw(st.sampled_from([7, 8, 10, 10, 12]))
+    policy = draw(st.sampled_from(["multi-letter", "allow", "every-word"]))
+    try:
+        return parse(f"{first} {op} {second} = {result}", base=base, leading_zeros=policy)
+    except PuzzleError:
+        assume(False)
+        raise
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(expression_puzzles())
+def test_random_expression_puzzles_state_only_true_facts(puzzle: Puzzle) -> None:
+    assume(Products.of(puzzle) is not None)
+    check_facts(puzzle, solutions(puzzle))
+
+
+def check_facts(puzzle: Puzzle, every: list[dict[str, int]]) -> Explanation:
+    """Assert each step's facts hold for every solution of its case, and the ending agrees."""
     explanation = explain(puzzle)
     for step in explanation.steps:
         inside = [s for s in every if all(s[x] == d for x, d in case_of(step.case).items())]
@@ -70,8 +105,8 @@ def test_every_stated_fact_holds_for_every_solution(
         for letter, digits in step.facts.items():
             assert all(s[letter] in digits for s in inside), (step.key, step.case, letter)
         step.text(base=puzzle.base)  # renders without a missing field
-    assert explanation.count == count and explanation.count_complete
     assert (explanation.solution in every) if every else explanation.solution is None
+    return explanation
 
 
 Rule = Callable[[State], list[Step]]
@@ -103,18 +138,18 @@ def test_each_rule_alone_keeps_every_solution(
         known = sorted(solution)
         starts += [{x: solution[x] for x in known[:half]} for half in (2, len(known) // 2)]
     narrowed = 0
-    for given in starts:
+    for assumed in starts:
         for name, rule in _rules(ProductReasoner(products, 2 * WORK_BUDGET)).items():
             state = State.start_letters(puzzle.letters, puzzle.base)
-            for letter, digit in given.items():
+            for letter, digit in assumed.items():
                 state.dom[letter] = 1 << digit
             before = dict(state.dom)
             dead = any(step.fail for _ in range(40) for step in rule(state))
-            matching = [s for s in every if all(s[x] == d for x, d in given.items())]
+            matching = [s for s in every if all(s[x] == d for x, d in assumed.items())]
             for solution in matching:
-                assert not dead, (name, given, solution)
+                assert not dead, (name, assumed, solution)
                 for letter, mask in state.dom.items():
-                    assert mask >> solution[letter] & 1, (name, given, letter, solution)
+                    assert mask >> solution[letter] & 1, (name, assumed, letter, solution)
             narrowed += state.dom != before or dead
     assert narrowed  # the rules do learn something on every puzzle of the corpus
 
