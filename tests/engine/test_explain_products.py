@@ -263,3 +263,17 @@ def test_sums_of_products_are_reasoned_about_too() -> None:
         "The units digit of sums and products is fixed by the units digits of the numbers in "
         "them, so T + T ≡ O × Y + T (mod 10). That works only if "
     )
+
+
+def test_a_long_multiplication_with_its_partial_products_is_followed_through() -> None:
+    """215 × 85 written out: each partial product, then their sum, give every letter."""
+    puzzle = parse("GDA * B = DJGH; GDA * A = DHJA; DHJA0 + DJGH = DGEJH")
+    every = solutions(puzzle)
+    explanation = check_facts(puzzle, every)
+    keys = [step.key for step in explanation.steps]
+    assert {"product_units", "product_ending", "mixed_ending", "product_sizes"} <= set(keys)
+    relations = {s.params["equation"] for s in explanation.steps if s.key == "product_sizes"}
+    assert {"GDA × B = DJGH", "GDA × A = DHJA"} <= relations
+    assert explanation.tally.open_letters == 0 and explanation.tally.branches == 0
+    assert explanation.difficulty.label in ("easy", "medium")
+    assert every == [explanation.solution] and keys[-1] == "solution_unique"
