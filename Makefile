@@ -15,10 +15,12 @@ $(BIN)/python:
 
 # The lock pins every package; a dependency added to pyproject.toml but not yet locked is still
 # installed (tests/ops/test_lock.py then fails until `make lock` pins it).
-# The editable install also compiles the native core (alphametic/linear/_native.c) in place,
+# The editable install also compiles the native cores (alphametic/linear/_native.c and
+# alphametic/steps/_native.c) in place,
 # when there is a C compiler; without one the pure-Python engine runs (ALPHAMETIC_ENGINE=native: the
 # install fails instead, as in CI). Editing the C source reinstalls, so it is rebuilt.
-$(STAMP): pyproject.toml setup.py alphametic/linear/_native.c requirements-test.lock | $(BIN)/python
+$(STAMP): pyproject.toml setup.py alphametic/linear/_native.c alphametic/steps/_native.c \
+		requirements-test.lock | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -r requirements-test.lock -e '.[test,monitoring]'
 	@$(BIN)/python -c "from alphametic.linear.native import describe; print('alphametic engine:', describe())"
 	touch $(STAMP)

@@ -1,4 +1,5 @@
-"""Build the optional native core (alphametic/linear/_native.c); install without it if that fails.
+"""Build the optional native cores (linear/_native.c, steps/_native.c); install without them if
+that fails.
 
 The pure-Python engine is the reference and runs everything, so a machine without a C
 compiler still installs the project (markupsafe's pattern), with one line saying so. With
@@ -52,7 +53,8 @@ class OptionalBuildExt(build_ext):
 
 setup(
     ext_modules=[
-        Extension("alphametic.linear._native", ["alphametic/linear/_native.c"], optional=False)
+        Extension("alphametic.linear._native", ["alphametic/linear/_native.c"], optional=False),
+        Extension("alphametic.steps._native", ["alphametic/steps/_native.c"], optional=False),
     ],
     cmdclass={"build_ext": OptionalBuildExt},
 )

@@ -1,10 +1,12 @@
-"""Which engine runs plain sums, and the drivers of the optional native core (_native.c).
+"""Which engine runs, and the drivers of the plain sums' optional native core (_native.c).
 
-ALPHAMETIC_ENGINE picks it: ``auto`` (the default: the native core where it was built, else
-pure Python), ``native`` (refuse to run without it: CI and images) or ``python``. The native
-core walks the same tree as core.py / counting.py and hands back the same solutions in the
-same order; it returns to Python every tally.batch nodes, so tick() (check hook, progress,
-cancellation, time slices) runs exactly as it does for the pure-Python loops.
+ALPHAMETIC_ENGINE picks the engine for both native cores, this one and the expression
+engine's (steps/_native.c, driven by steps/native.py), built together: ``auto`` (the default:
+the native cores where they were built, else pure Python), ``native`` (refuse to run without
+them: CI and images) or ``python``. The native core walks the same tree as core.py /
+counting.py and hands back the same solutions in the same order; it returns to Python every
+tally.batch nodes, so tick() (check hook, progress, cancellation, time slices) runs exactly as
+it does for the pure-Python loops.
 """
 
 from __future__ import annotations
@@ -49,12 +51,23 @@ def _load() -> type[Core] | None:
     return Core
 
 
+def _load_steps() -> bool:
+    """Return whether the expression engine's native core (steps/_native.c) was built."""
+    try:
+        from ..steps import _native  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 _CORE = _load()
+# "native" means both cores: one that built without the other is an install to fix.
+_BOTH = _CORE is not None and _load_steps()
 
 
 def is_built() -> bool:
-    """Return whether the native core was built and imports."""
-    return _CORE is not None
+    """Return whether the native cores (plain sums and expressions) were built and import."""
+    return _BOTH
 
 
 def choice() -> str:
@@ -70,10 +83,11 @@ def engine() -> str:
     wanted = choice()
     if wanted == "python":
         return "python"
-    if _CORE is None:
+    if not _BOTH:
         if wanted == "native":
             raise EngineError(
-                f"{ENV}=native but the native core (alphametic.linear._native) is not built"
+                f"{ENV}=native but the native core (alphametic.linear._native and "
+                "alphametic.steps._native) is not built"
             )
         return "python"
     return "native"

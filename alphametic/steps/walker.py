@@ -10,6 +10,7 @@ from functools import lru_cache
 from ..language.puzzle import Puzzle
 from . import closures
 from .checks import all_of, make_checks
+from .native import compile_steps, runs_native
 from .schedule import ENUM, LINEAR, READOFF, Model
 from .state import Run, State
 
@@ -46,6 +47,8 @@ class Walk(State):
         """Set up the state; the setup checks decide whether there is anything to search."""
         super().__init__(model, prefix)
         self.ready = all(check() for check in make_checks(self, model.setup_checks))
+        # The native core over the same steps, when selected and the values fit int64.
+        self.native = compile_steps(self) if self.ready and runs_native(model) else None
 
     def _chain(self, start: int, stop: int, last: Run) -> Run:
         """Return steps start..stop-1 compiled into one call, ending in last (back to front)."""
@@ -70,7 +73,9 @@ class Walk(State):
         def emit() -> None:
             self.count += 1
 
-        if self.ready:
+        if self.native is not None:
+            self.native.run(self, 0, None)
+        elif self.ready:
             self._chain(0, len(self.model.steps), emit)()
         return self.count
 
@@ -85,7 +90,14 @@ class Walk(State):
             top += 1
         states: list[tuple[list[int], list[int], int]] = []
         self._chain(0, top, lambda: states.append((val[:], values[:], self.used)))()
-        below = self._chain(top, n, lambda: out.append(tuple(val)))
+        native = self.native
+        if native is not None:
+
+            def below() -> None:
+                native.run(self, top, out)
+
+        else:
+            below = self._chain(top, n, lambda: out.append(tuple(val)))
         for state in states:
             val[:], values[:], self.used = state
             below()
@@ -164,6 +176,7 @@ class _Sampler:
         """Compile the search once; each run sets the tried letters' digit ranges itself."""
         self.model = model
         walk = self.walk = Walk(model)
+        walk.native = None  # sizing runs stop by an exception from tick: the closures run them
         self.enums = [step.slot for step in model.steps if step.kind == ENUM]
         self.lo, self.hi = walk.lo[:], walk.hi[:]
         self.saved = (walk.val[:], walk.values[:], walk.used)
