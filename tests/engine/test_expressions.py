@@ -2,7 +2,8 @@
 
 The oracle reads the canonical text with Python's own `ast` module (after mapping ^ to **),
 independent of the engine's parser, and tries every digit permutation, evaluating with
-exact integer division; known published counts are checked as a second source.
+exact integer division; known published counts are checked as a second source. Every test runs
+on both engines (the closures and the native core, tests/engine/conftest.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from alphametic import (
     size,
 )
 from alphametic.steps.walker import model_for
+from tests.support.strategies import expressions
+
+pytestmark = pytest.mark.usefixtures("engine")
 
 _TOKEN = re.compile(r"[A-Z0-9]+")
 
@@ -284,27 +288,9 @@ def test_a_puzzle_with_no_possible_equation_is_empty() -> None:
 
 
 # Random small puzzles: the engine against the oracle (few letters, small bases: fast).
-_WORDS = st.text(alphabet="ABCDE", min_size=1, max_size=4)
-_ATOMS = st.one_of(_WORDS, _WORDS, st.integers(0, 12).map(str))
-
-
-def _tree(depth: int) -> st.SearchStrategy[str]:
-    """Return a strategy for expression text nested at most depth levels."""
-    if depth == 0:
-        return _ATOMS
-    sub = _tree(depth - 1)
-    return st.one_of(
-        _ATOMS,
-        st.tuples(sub, st.sampled_from(["+", "-", "*", "/"]), sub).map(" ".join),
-        st.tuples(_ATOMS, st.sampled_from(["0", "1", "2", "3", "B"])).map(" ^ ".join),
-        sub.map(lambda s: f"({s})"),
-        sub.map(lambda s: f"-({s})"),
-    )
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    st.lists(st.tuples(_tree(2), _tree(1)), min_size=1, max_size=2),
+    st.lists(st.tuples(expressions(2), expressions(1)), min_size=1, max_size=2),
     st.integers(5, 8),
     st.sampled_from(["multi-letter", "allow", "every-word"]),
     st.one_of(st.none(), st.tuples(st.sampled_from("ABCDE"), st.integers(0, 4))),

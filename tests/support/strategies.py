@@ -1,4 +1,5 @@
-"""Hypothesis strategies shared by the engine's tests (random puzzles with options)."""
+"""Hypothesis strategies shared by the engine's tests (random puzzles with options, random
+expression text)."""
 
 from __future__ import annotations
 
@@ -31,3 +32,22 @@ def puzzles(draw: st.DrawFn) -> Puzzle:
         assume(not (digit == 0 and letter in puzzle.nonzero_letters()))
         fixed[letter] = digit
     return parse(text, base=base, leading_zeros=policy, fixed=fixed)
+
+
+# Expression text over the letters A-E: words, small numbers, every operator, brackets.
+_WORDS = st.text(alphabet="ABCDE", min_size=1, max_size=4)
+_ATOMS = st.one_of(_WORDS, _WORDS, st.integers(0, 12).map(str))
+
+
+def expressions(depth: int) -> st.SearchStrategy[str]:
+    """Return a strategy for expression text nested at most depth levels."""
+    if depth == 0:
+        return _ATOMS
+    sub = expressions(depth - 1)
+    return st.one_of(
+        _ATOMS,
+        st.tuples(sub, st.sampled_from(["+", "-", "*", "/"]), sub).map(" ".join),
+        st.tuples(_ATOMS, st.sampled_from(["0", "1", "2", "3", "B"])).map(" ^ ".join),
+        sub.map(lambda s: f"({s})"),
+        sub.map(lambda s: f"-({s})"),
+    )
