@@ -20,6 +20,7 @@ from .linear.core import MEMO_CAP, PROBE, Run, Solution, Tally
 from .linear.native import cores, runs_native
 from .linear.plan import Plan, plan_for
 from .steps import walker
+from .steps.native import runs_native as runs_steps_native
 from .steps.schedule import Model
 from .steps.walker import Walk, model_for
 
@@ -53,6 +54,10 @@ WINDOW_TURNS = 0.2
 # calibrates them), per solution handed out by a listing, and per search set up.
 STEP_SECONDS = 1.2e-6
 LINEAR_SECONDS = 0.3e-6
+# A unit of step-search work on its native core (alphametic/steps/_native.c): 15-58 ns over
+# the products, powers and systems of bench/expressions.json and bench/estimates.json (the
+# closures: 250-2,900 ns); 40 keeps those within 3x both ways.
+NATIVE_STEP_SECONDS = 4e-8
 # A loop turn of the native core (alphametic/linear/_native.c): 2.6-12 ns over the sums of
 # bench/estimates.json (median 8.6 ns); 7 keeps all within 3x both ways (the memo-heavy
 # A + BC + DEF + GHIJ = KLMNO, base 16, is the fastest per turn).
@@ -339,13 +344,15 @@ def estimate(
     out every solution (seconds(enumerate=True)).
     """
     if limit is not None and not puzzle.is_linear:
-        step_limit = max(0.0, (limit / NODES_PER_SECOND - SETUP_SECONDS) / STEP_SECONDS)
+        native = _native(puzzle)
+        per_unit = NATIVE_STEP_SECONDS if native else STEP_SECONDS
+        step_limit = max(0.0, (limit / NODES_PER_SECOND - SETUP_SECONDS) / per_unit)
         found = _measure(puzzle, probes, step_limit)
         if found.nodes > step_limit:
-            return max(limit + 1.0, found.nodes * STEP_SECONDS * NODES_PER_SECOND)
+            return max(limit + 1.0, found.nodes * per_unit * NODES_PER_SECOND)
         # The sample ran whole: the full estimate.
         handed = found.solutions * SOLUTION_SECONDS if listing else 0.0
-        return (_spent(found) + handed) * NODES_PER_SECOND
+        return (_spent(found, native) + handed) * NODES_PER_SECOND
     return seconds(puzzle, enumerate=listing, probes=probes) * NODES_PER_SECOND
 
 
@@ -379,9 +386,9 @@ def seconds(
 
 
 def _spent(found: Size, native: bool = False) -> float:
-    """The CPU seconds of a count of that size (a sum's on the native core when native)."""
+    """The CPU seconds of a count of that size (on the native cores when native)."""
     if not found.linear:
-        per_unit = STEP_SECONDS
+        per_unit = NATIVE_STEP_SECONDS if native else STEP_SECONDS
     else:
         per_unit = NATIVE_LINEAR_SECONDS if native else LINEAR_SECONDS
     return SETUP_SECONDS + found.work * per_unit
@@ -390,7 +397,9 @@ def _spent(found: Size, native: bool = False) -> float:
 def _native(puzzle: Puzzle) -> bool:
     """Whether this puzzle's search runs on the native core here (ALPHAMETIC_ENGINE, and a
     plan the core fits); asked at each estimate, as the engine is chosen at each search."""
-    return puzzle.is_linear and runs_native(plan_for(puzzle))
+    if puzzle.is_linear:
+        return runs_native(plan_for(puzzle))
+    return runs_steps_native(model_for(puzzle))
 
 
 @lru_cache(maxsize=64)
