@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -197,3 +199,27 @@ def test_a_hook_stops_the_native_step_search_and_sees_its_progress() -> None:
             stopped = Search(puzzle, check=lambda s: s.nodes > 2_000, check_interval=0.0)
             found = stopped.count() if mode == "count" else len(list(stopped.solutions()))
             assert stopped.stopped and found < 23_616 and stopped.progress < 1.0
+
+
+def test_without_the_step_core_everything_runs_on_python_and_says_so() -> None:
+    # Only the expression engine's core missing (a half-built install): "native" means both.
+    hidden = "import sys; sys.modules['alphametic.steps._native'] = None; "
+    hidden += "from alphametic.cli.main import main; "
+    environ = {k: v for k, v in os.environ.items() if k != ENV}
+
+    def cli(args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        code = hidden + f"sys.exit(main({args}))"
+        return subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env=environ | env,
+            timeout=120,
+        )
+
+    out = cli("['--version']")
+    assert out.returncode == 0 and out.stdout.strip().endswith("(native core not built))")
+    solved = cli("['solve', '--count', 'TWO * TWO = SQUARE']")
+    assert solved.returncode == 0 and "3" in solved.stdout
+    refused = cli("['solve', 'TWO * TWO = SQUARE']", **{ENV: "native"})
+    assert refused.returncode == 2 and "alphametic.steps._native" in refused.stderr
