@@ -176,7 +176,6 @@ class _Sampler:
         """Compile the search once; each run sets the tried letters' digit ranges itself."""
         self.model = model
         walk = self.walk = Walk(model)
-        walk.native = None  # sizing runs stop by an exception from tick: the closures run them
         self.enums = [step.slot for step in model.steps if step.kind == ENUM]
         self.lo, self.hi = walk.lo[:], walk.hi[:]
         self.saved = (walk.val[:], walk.values[:], walk.used)
@@ -193,6 +192,19 @@ class _Sampler:
         n = len(model.steps)
         tail = next((k for k, step in enumerate(model.steps) if step.kind == LINEAR), n)
         below = walk._chain(tail, n, emit) if walk.ready else emit
+        native = walk.native
+        if native is not None:
+            # The same runs on the native core (all of it, or the LINEAR tail: its nodes are
+            # counted apart): it counts into walk.count, and the tick's exception unwinds it
+            # (count() below restores the state, as for the closures).
+            start = 0 if tail == n else tail
+
+            def below() -> None:
+                native.run(walk, start, None)
+
+            if tail == n:
+                self.run = below
+                return
 
         def linear() -> None:
             before = walk.budget
