@@ -11,6 +11,8 @@ check hook and the solutions' order are the Python engine's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..language.expr import NUM, POW, PROD, SUM, WORD, Node
@@ -101,6 +103,7 @@ def _inverse_bound(side: Node, word: int, model: Model, y: int, seen: list[int])
     return max(seen, default=0) < LIMIT
 
 
+@lru_cache(maxsize=64)
 def fits(model: Model) -> bool:
     """Return whether the native core runs the plan exactly (int64 values, up to 62 digits)."""
     base = model.base
@@ -138,9 +141,10 @@ def _holds(node: Node, word: int, model: Model) -> bool:
 class _Program:
     """The int64 program of one Walk's steps, in the layout _native.c reads (see there)."""
 
-    def __init__(self, st: State) -> None:
-        """Flatten the model's steps and checks, with the digit ranges the Walk has now."""
-        self.st, self.model = st, st.model
+    def __init__(self, model: Model, lo: Sequence[int], hi: Sequence[int]) -> None:
+        """Flatten the model's steps and checks, with the Walk's digit ranges (lo, hi) as the
+        closures take them when they are compiled (bound checks, a LINEAR tail)."""
+        self.model, self.lo, self.hi = model, lo, hi
         self.nodes: list[list[int]] = []
         self.known: dict[int, int] = {}  # id(node) -> its index (trees are shared)
         self.steps = [self._step(step) + self._checks(step.checks) for step in self.model.steps]
@@ -196,8 +200,8 @@ class _Program:
                 path.append(at)
                 node = node.args[at]
             return [kind, step.word, self.node(other), self.node(side), len(path), *path, a, b]
-        lows = [self.st.lo[s] for s in step.slots]
-        highs = [self.st.hi[s] for s in step.slots]
+        lows = [self.lo[s] for s in step.slots]
+        highs = [self.hi[s] for s in step.slots]
         code = [kind, a, b, len(step.slots)]
         for row in zip(step.slots, step.coefs, lows, highs, strict=True):
             code += row
@@ -213,7 +217,7 @@ class _Program:
 
     def _checks(self, specs: list[tuple[str, int, int]]) -> list[int]:
         """Return a step's checks: their count, then each one's code."""
-        model, base, lo = self.model, self.model.base, self.st.lo
+        model, base, lo = self.model, self.model.base, self.lo
         code = [len(specs)]
         for kind, i, k in specs:
             code.append(CHECK_KINDS[kind])
@@ -235,7 +239,14 @@ class _Program:
         return code
 
 
+@lru_cache(maxsize=64)
+def _code(model: Model, lo: tuple[int, ...], hi: tuple[int, ...]) -> tuple[int, ...]:
+    """Return the program of a model under these digit ranges (cached: a search builds a few
+    Walks, and the shards of a job share their model)."""
+    return tuple(_Program(model, lo, hi).code())
+
+
 def compile_steps(st: State) -> Steps:
     """Return the native core over the Walk's steps (call only when runs_native says so)."""
     assert _STEPS is not None
-    return _STEPS(program=_Program(st).code())
+    return _STEPS(program=_code(st.model, tuple(st.lo), tuple(st.hi)))
