@@ -80,6 +80,23 @@ static int ipow(int64_t b, int64_t e, int64_t *out)
 /* A node: kind, value, nargs, then nargs pairs (op, child node); ops are '+', '-', '*', '/'. */
 static inline const int64_t *node(const Steps *c, int64_t n) { return c->prog + c->node_at[n]; }
 
+static int eval(const Steps *c, int64_t n, int64_t *out);
+
+/* eval, with a word or a number read in place (most arguments are: no call for them). */
+static inline int arg(const Steps *c, int64_t n, int64_t *out)
+{
+    const int64_t *p = node(c, n);
+    if (p[0] == WORD) {
+        *out = c->values[p[1]];
+        return OK;
+    }
+    if (p[0] == NUM) {
+        *out = p[1];
+        return OK;
+    }
+    return eval(c, n, out);
+}
+
 /* compile_value: the exact value (NOVALUE: inexact division, division by 0, 2 ^ -1). */
 static int eval(const Steps *c, int64_t n, int64_t *out)
 {
@@ -97,7 +114,7 @@ static int eval(const Steps *c, int64_t n, int64_t *out)
     if (kind == SUM) {
         int64_t total = 0;
         for (k = 0; k < nargs; k++) {
-            if ((r = eval(c, p[4 + 2 * k], &v)) != OK)
+            if ((r = arg(c, p[4 + 2 * k], &v)) != OK)
                 return r;
             if (p[3 + 2 * k] == '-' ? __builtin_sub_overflow(total, v, &total)
                                     : __builtin_add_overflow(total, v, &total))
@@ -106,11 +123,11 @@ static int eval(const Steps *c, int64_t n, int64_t *out)
         *out = total;
         return OK;
     }
-    if ((r = eval(c, p[4], &x)) != OK)
+    if ((r = arg(c, p[4], &x)) != OK)
         return r;
     if (kind == PROD) {
         for (k = 1; k < nargs; k++) {
-            if ((r = eval(c, p[4 + 2 * k], &v)) != OK)
+            if ((r = arg(c, p[4 + 2 * k], &v)) != OK)
                 return r;
             if (p[3 + 2 * k] == '/') {
                 if (v == 0 || x % v)
@@ -124,7 +141,7 @@ static int eval(const Steps *c, int64_t n, int64_t *out)
         return OK;
     }
     /* POW: native.py sends only number exponents (evaluate._power). */
-    if ((r = eval(c, p[6], &v)) != OK)
+    if ((r = arg(c, p[6], &v)) != OK)
         return r;
     if (v >= 0)
         return ipow(x, v, out);
@@ -138,7 +155,7 @@ static int difference(const Steps *c, int64_t a, int64_t b, int64_t *out)
 {
     int64_t x, y;
     int r;
-    if ((r = eval(c, a, &x)) != OK || (r = eval(c, b, &y)) != OK)
+    if ((r = arg(c, a, &x)) != OK || (r = arg(c, b, &y)) != OK)
         return r;
     if (__builtin_sub_overflow(x, y, out))
         return overflow();
