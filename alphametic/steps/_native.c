@@ -140,7 +140,7 @@ static int eval(const Steps *c, int64_t n, int64_t *out)
         *out = x;
         return OK;
     }
-    /* POW: native.py sends only number exponents (evaluate._power). */
+    /* POW (evaluate._power); native.py bounds the exponent, so the loop is short. */
     if ((r = arg(c, p[6], &v)) != OK)
         return r;
     if (v >= 0)

@@ -3,7 +3,7 @@ and each plan flattened into the int64 program the core reads.
 
 ALPHAMETIC_ENGINE picks the engine for both native cores (linear/native.py). A plan runs on
 this one when every value its search can reach provably fits in int64 (fits(): interval bounds
-over the expression trees) and every power has a number exponent; any other runs on the
+over the expression trees, a word in an exponent at its largest); any other runs on the
 closures, which use Python integers. The core walks the same steps as closures.py, spending a
 node where they do and calling walk.tick at the same nodes, so node counts, progress, the
 check hook and the solutions' order are the Python engine's.
@@ -68,7 +68,7 @@ def _bound(node: Node, model: Model, seen: list[int]) -> int | None:
         found = int(node.text, base)
     else:
         parts = [_bound(arg, model, seen) for arg in node.args]
-        if any(p is None for p in parts) or (node.kind == POW and node.args[1].kind != NUM):
+        if any(p is None for p in parts):
             return None
         sizes = [p for p in parts if p is not None]
         if node.kind == SUM:
@@ -77,11 +77,10 @@ def _bound(node: Node, model: Model, seen: list[int]) -> int | None:
             found = 1
             for p in sizes:  # a division's quotient is no bigger than its dividend
                 found *= max(p, 1)
-        else:
-            exponent = int(node.args[1].text, base)
-            if exponent.bit_length() > 8:  # a power beyond 2 ** 255 cannot fit int64 anyway
+        else:  # the exponent's bound: its number, or the most its words can make
+            if sizes[1].bit_length() > 8:  # a power beyond 2 ** 255 cannot fit int64 anyway
                 return None
-            found = int(max(sizes[0], 1) ** exponent)
+            found = int(max(sizes[0], 1) ** sizes[1])
     seen.append(found)
     return found
 

@@ -170,13 +170,16 @@ def test_the_native_core_runs_the_plans_it_fits() -> None:
         assert native_runs(products)
     with on("python"):
         assert not native_runs(products)
-    # A word in an exponent, and values past int64: the closures (Python integers) run them.
-    assert not fits(model_for(parse("J ^ B = BUIF")))
+    # A word in an exponent runs on it while the power fits int64 (9 ** 9 does, 9 ** 99 not);
+    # values past int64 run on the closures (Python integers), exactly all the same.
+    assert fits(model_for(parse("J ^ B = BUIF")))
+    huge = parse("A ^ BC = DEFGHIJ")
     wide = parse("ABCDEFGHIJ * KLMNOPQRST = ZYXWVUTSRQPONM", base=36)
-    assert not fits(model_for(wide))
+    assert not fits(model_for(huge)) and not fits(model_for(wide))
     with on("native"):
-        assert not native_runs(wide)
+        assert not native_runs(wide) and not native_runs(huge)
         assert Search(parse("J ^ B = BUIF")).count() == 1
+    assert run("native", huge) == run("python", huge)
 
 
 @native_only
