@@ -2,19 +2,22 @@
 
 Each transition of a job (reserve, create, claim, update, renew, putback, cancel, withdraw, reap,
 resend, delete, the sharded split/release/dispatch/finish/cancel-tree, an explanation's
-explain/claim/end) is one script in jobstore/lua_scripts/, atomic inside Redis; stats.lua,
-rate.lua and turn.lua are libraries put in front of the scripts using them, and in front of
-every script a library generated here from model.TERMINAL (is_final): the final states are
-written once. Scripts get every key from Python (jobstore.keys.Keys) and build none; terminal
-states are final; every write by a worker names its attempt, so a stale attempt is refused.
+explain/claim/end, a worker's heartbeat) is one script in jobstore/lua_scripts/, atomic
+inside Redis; stats.lua, rate.lua and turn.lua are libraries put in front of the scripts
+using them, and in front of every script a library generated here from model.TERMINAL
+(is_final): the final states are written once. Scripts get every key from Python
+(jobstore.keys.Keys) and build none; terminal states are final; every write by a worker names
+its attempt, so a stale attempt is refused.
 A call is a Transition (transitions.py: one per script, its KEYS and ARGV from named fields)
 run by Scripts.call. Scripts run by EVALSHA through redis-py's Script objects, which load the
 text again when Redis has forgotten it (a restart, a failover).
 
 A script whose first line is a shebang (`#!lua flags=allow-oom`) keeps it first, before the
 libraries: Redis 7 reads a script's flags there only. The scripts that end jobs or free memory
-for a user (cancel, cancel_tree, finish, withdraw, delete), and a run's lease renewal (renew),
-run even when Redis is at its maxmemory, where it refuses every other script that writes.
+for a user (cancel, cancel_tree, finish, withdraw, delete), and the small writes that keep a
+live system looking alive (a run's lease renewal, renew; a split job's release; a worker's
+heartbeat, beat) run even when Redis is at its maxmemory, where it refuses every other script
+that writes; those that grow memory (create, update: admission and solutions) never do.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ NAMES = (
     "explain_claim",
     "explain_end",
     "alone",  # the end of a client's one-at-a-time work (JobStore.alone)
+    "beat",  # a worker's heartbeat, or its withdrawal (workers.py)
 )
 
 Arg = str | int | float

@@ -383,6 +383,28 @@ class Renew(Transition):
 
 
 @dataclass(frozen=True)
+class Beat(Transition):
+    """A worker's heartbeat in each of its queues' registries, or (withdraw) its last beat
+    set to read as silent: the number of sets written."""
+
+    script: ClassVar[str] = "beat"
+    at: Keys
+    name: str
+    queues: Sequence[str]
+    score: float
+    drop_before: float
+    keep: int
+    withdraw: bool = False
+
+    def keys(self) -> list[str]:
+        return [self.at.workers(queue) for queue in self.queues]
+
+    def argv(self) -> list[Arg]:
+        return [self.name, repr(self.score), repr(self.drop_before), self.keep,
+                "1" if self.withdraw else ""]  # fmt: skip
+
+
+@dataclass(frozen=True)
 class Reserve(Transition):
     """Reserve the memory a new enumeration may store, unless what Redis uses plus what the
     admitted ones may still store would pass the watermark: [1 | 0, bytes reserved before]."""

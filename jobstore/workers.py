@@ -3,7 +3,8 @@
 Each worker's main process writes its name, scored by the time, into the sorted set of every
 queue it consumes (worker/heartbeat.py calls beat() every heartbeat_interval seconds). The
 health check counts members seen within the last three intervals: one ZCOUNT per queue
-(~0.1 ms) instead of `celery inspect ping`, which waits a full timeout.
+(~0.1 ms) instead of `celery inspect ping`, which waits a full timeout. A beat is a script
+(beat.lua) that runs even when Redis is at its memory limit.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from collections.abc import Sequence
 import redis
 
 from .keys import Keys
+from .lua import scripts_for
 from .model import QUEUES
 from .settings import Settings
+from .transitions import Beat
 
 
 def silent_after(interval: float) -> float:
@@ -41,17 +44,11 @@ def count_workers(client: redis.Redis, prefix: str, interval: float) -> dict[str
 
 
 def beat(client: redis.Redis, settings: Settings, name: str, queues: Sequence[str]) -> None:
-    """Write one heartbeat for every queue and drop members long silent."""
+    """Write one heartbeat for every queue and drop members long silent (beat.lua: even at
+    Redis's memory limit, where a worker waiting out a full Redis must not look gone)."""
     now = time.time()
     keep = max(60, int(10 * settings.heartbeat_interval))
-    keys = Keys(settings.key_prefix)
-    with client.pipeline(transaction=False) as pipe:
-        for queue in queues:
-            key = keys.workers(queue)
-            pipe.zadd(key, {name: now})
-            pipe.zremrangebyscore(key, "-inf", now - keep)
-            pipe.expire(key, keep)
-        pipe.execute()
+    _run(client, Beat(Keys(settings.key_prefix), name, queues, now, now - keep, keep))
 
 
 def withdraw(client: redis.Redis, settings: Settings, name: str, queues: Sequence[str]) -> None:
@@ -60,7 +57,12 @@ def withdraw(client: redis.Redis, settings: Settings, name: str, queues: Sequenc
     with it (resend.lua); beat() drops it later like any silent member."""
     score = time.time() - silent_after(settings.heartbeat_interval) - 0.001
     keys = Keys(settings.key_prefix)
+    _run(client, Beat(keys, name, queues, score, 0.0, 0, withdraw=True))
+
+
+def _run(client: redis.Redis, beat: Beat) -> None:
+    """Run a heartbeat's script in a pipeline of its own: a beat needs no replica's
+    confirmation (a new master hears from every live worker within one interval)."""
     with client.pipeline(transaction=False) as pipe:
-        for queue in queues:
-            pipe.zadd(keys.workers(queue), {name: score}, xx=True)
+        scripts_for(client).call(beat, pipe)
         pipe.execute()

@@ -1,5 +1,7 @@
+#!lua flags=allow-oom
 -- KEYS: parent hash, leases zset.  ARGV: claims, parent id.
 -- The job is split: the parent no longer needs a lease of its own (its shards have theirs).
+-- It runs under OOM (allow-oom): it frees a member and grows nothing.
 local p = redis.call('HMGET', KEYS[1], 'state', 'claims')
 if p[1] ~= 'running' or p[2] ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'lease', '0')

@@ -18,7 +18,9 @@ import requests
 from kombu import Connection, Exchange, Producer, Queue
 
 from jobstore import JobStore, Mode, Settings, State
+from jobstore.workers import count_workers, silent_after
 from tests.support.chaos import SHARDING, mismatch, wait_done, wait_until
+from tests.support.memory import fill, used
 from tests.support.processes import RedisServer, WebServer, WorkerProcess
 from worker import broker
 
@@ -30,26 +32,7 @@ MAXMEMORY = 30 * 1024 * 1024
 BIG = [("ABC + DEF = GHI", {"base": base}) for base in range(16, 30)]
 HOLD = float(os.environ.get("OOM_HOLD", "6"))  # seconds Redis stays full at the end
 LONG_COUNT = ("ABC + DEF = GHI", {"base": 36})  # seconds of search, nothing stored
-
-
-def used(client: redis.Redis) -> int:
-    """Bytes Redis uses now."""
-    return int(client.info("memory")["used_memory"])
-
-
-def fill(client: redis.Redis, tag: str) -> int:
-    """Fill Redis with someone else's data until it refuses a write (OOM); returns the keys."""
-    n = 0
-    for size in (256 * 1024, 16 * 1024, 1024, 64):  # to the last few bytes
-        chunk = b"x" * size
-        while n < 100_000:
-            try:
-                client.set(f"junk:{tag}:{n}", chunk)
-            except redis.exceptions.OutOfMemoryError:
-                break
-            n += 1
-    assert n < 100_000, "Redis never refused a write: is maxmemory set?"
-    return n
+LONG_COUNT_SOLUTIONS = 340_500_304  # `alphametic solve --count` (both engines)
 
 
 def submit(session: requests.Session, web: WebServer, puzzle: Any, mode: str) -> requests.Response:
@@ -171,6 +154,57 @@ def test_full_memory_is_bounded_and_recoverable(
     assert again.status_code == 202, again.text
     wait_until(lambda: bool(store.get(again.json()["id"]).done), 60, "a new job runs")  # type: ignore[union-attr]
     assert " 500 " not in web.log() and "Traceback" not in web.log(), web.log()[-4000:]
+
+
+def test_a_worker_waiting_out_a_full_redis_beats_on_and_keeps_its_job(
+    settings: Settings,
+    redis_factory: Callable[..., RedisServer],
+    worker_factory: Callable[..., WorkerProcess],
+    store_factory: Callable[..., JobStore],
+) -> None:
+    """Redis full for three times the silence after which a worker counts as gone, under a
+    running count whose writes it refuses: the worker's heartbeat goes on (beat.lua runs at
+    the limit), so it is counted alive throughout (ready, its messages not judged lost with
+    it), its job is not taken over as lost, and once memory is back the job succeeds in its
+    first attempt with its exact count. Before, every beat was refused: gone after 2.5 s."""
+    server = redis_factory()
+    admin = redis.Redis.from_url(server.url)
+    prefix = f"oom-{uuid.uuid4().hex[:8]}"
+    mine = settings.replace(redis_url=server.url, key_prefix=prefix, max_stored_per_client=0)
+    worker = worker_factory(mine, "enumerate")
+    store = store_factory(mine)
+    job = store.submit("count", *LONG_COUNT)
+
+    def counting() -> bool:
+        now = store.get(job.id)
+        return now is not None and now.progress > 0
+
+    wait_until(counting, 30, "the count running", interval=0.01)
+    before = used(admin)
+    admin.config_set("maxmemory", str(before + 1024 * 1024))
+    fill(admin, "beats")
+    # Then over the limit by half the junk: what connections' buffers free now and then
+    # (a filling client's query buffer: some 300 KB) must not let a write through.
+    admin.config_set("maxmemory", str(before + 512 * 1024))
+    silence = silent_after(mine.heartbeat_interval)
+    full_until = time.monotonic() + 3 * silence
+    alive: list[int] = []
+    while time.monotonic() < full_until:
+        alive.append(count_workers(admin, prefix, mine.heartbeat_interval)["enumerate"])
+        time.sleep(0.2)
+    with pytest.raises(redis.exceptions.OutOfMemoryError):  # full all along
+        admin.set("one-more", "x")
+    held = store.get(job.id)
+    assert held is not None and held.state is State.RUNNING and held.attempt == 1, held
+    assert "command not allowed when used memory" in worker.log()  # its writes were refused
+    print(f"workers counted alive while full: {alive}")
+    assert alive and set(alive) == {1}, alive
+
+    admin.config_set("maxmemory", "0")
+    done = wait_done(store, [job.id], 90)[0]
+    assert done.state is State.SUCCEEDED and done.attempt == 1, done.to_dict()
+    assert done.solutions_found == LONG_COUNT_SOLUTIONS, done.to_dict()
+    assert "lost its worker" not in worker.log() and worker.alive(), worker.log()[-4000:]
 
 
 @pytest.mark.parametrize("requeue", [False, True], ids=["ack", "reject-requeue"])

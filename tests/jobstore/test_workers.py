@@ -5,10 +5,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import pytest
 import redis
 
 from jobstore import Keys, Settings
 from jobstore.workers import alive_since, beat, count_workers, silent_after, withdraw
+from tests.support.memory import fill, used
+from tests.support.processes import RedisServer
 
 
 def test_a_withdrawn_worker_is_not_counted_but_stays_on_record_as_just_gone(
@@ -32,4 +35,30 @@ def test_a_withdrawn_worker_is_not_counted_but_stays_on_record_as_just_gone(
         silence = silent_after(settings.heartbeat_interval)
         assert score is not None and before - silence - 0.01 <= score < alive_since(0.5)
     assert client.zscore(keys.workers("solve"), "never-beat@c") is None
+    client.close()
+
+
+def test_a_worker_beats_and_withdraws_at_the_memory_limit(
+    settings: Settings, redis_factory: Callable[..., RedisServer]
+) -> None:
+    """Redis at its maxmemory (noeviction) refuses plain writes, and once refused every
+    script not declared allow-oom: a worker waiting out a full Redis still beats (it is not
+    judged gone) and a stopping one still withdraws."""
+    server = redis_factory()
+    mine = settings.replace(redis_url=server.url, heartbeat_interval=0.5)
+    client = redis.Redis.from_url(server.url, decode_responses=True)
+    keys = Keys(mine.key_prefix)
+    beat(client, mine, "w1@a", ["solve"])
+    first = client.zscore(keys.workers("solve"), "w1@a")
+    client.config_set("maxmemory", str(used(client) + 256 * 1024))
+    fill(client, "w")
+    with pytest.raises(redis.exceptions.OutOfMemoryError):  # what a beat was: refused
+        client.zadd(keys.workers("solve"), {"w1@a": time.time()})
+    time.sleep(0.01)
+    beat(client, mine, "w1@a", ["solve"])
+    beaten = client.zscore(keys.workers("solve"), "w1@a")
+    assert first is not None and beaten is not None and beaten > first
+    assert count_workers(client, mine.key_prefix, 0.5)["solve"] == 1
+    withdraw(client, mine, "w1@a", ["solve"])
+    assert count_workers(client, mine.key_prefix, 0.5)["solve"] == 0
     client.close()

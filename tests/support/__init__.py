@@ -4,5 +4,6 @@ processes.py: throwaway redis-server, celery workers and gunicorn, and polling h
 puzzles.py: independent checks of solutions, compact encoding, shared puzzles · web.py: the
 app on test settings and checks of problem responses and the form · chaos.py, load.py:
 scenarios and load drivers shared by tests/chaos and bench/ · compose.py: docker-compose.yml
-read as data. · errors.py: an input that raises each engine error code.
+read as data · errors.py: an input that raises each engine error code · memory.py: a Redis
+filled to its memory limit.
 """

@@ -1,0 +1,25 @@
+"""A Redis at its memory limit: how much it uses, and someone else's data filling it up."""
+
+from __future__ import annotations
+
+import redis
+
+
+def used(client: redis.Redis) -> int:
+    """Bytes Redis uses now."""
+    return int(client.info("memory")["used_memory"])
+
+
+def fill(client: redis.Redis, tag: str) -> int:
+    """Fill Redis with someone else's data until it refuses a write (OOM); returns the keys."""
+    n = 0
+    for size in (256 * 1024, 16 * 1024, 1024, 64):  # to the last few bytes
+        chunk = b"x" * size
+        while n < 100_000:
+            try:
+                client.set(f"junk:{tag}:{n}", chunk)
+            except redis.exceptions.OutOfMemoryError:
+                break
+            n += 1
+    assert n < 100_000, "Redis never refused a write: is maxmemory set?"
+    return n
