@@ -249,7 +249,9 @@ def test_writes_no_replica_confirmed_spend_no_attempt_and_stop_no_shard(
     """The replica frozen for a while under running jobs (a sharded enumeration among them):
     every claim and write the master ran is unconfirmed (NotReplicated). Nothing of it costs
     a job: every job succeeds with its attempt 1 (a claim resent by its pool process is that
-    same claim), no shard is judged purged or stopped, and each ran to success once."""
+    same claim: claim.lua; counting it as a worker lost, the jobs claimed while frozen ended
+    at attempt 3 or failed), no shard is judged purged or stopped, and each ran to success
+    once."""
     setup = sentinel_setup
     mine = following(settings, setup).replace(**SHARDING)
     workers = [worker_factory(mine, mode, concurrency=2) for mode in ("enumerate", "solve")]
@@ -264,11 +266,15 @@ def test_writes_no_replica_confirmed_spend_no_attempt_and_stop_no_shard(
         time.sleep(8)
     ids = [job.id for job in (sharded, medium, *solves)] + late
     jobs = succeeded_once(store, workers, ids, timeout=90)
+    log = workers[0].log() + workers[1].log()
+    # The premise, or "no attempt spent" below proves nothing: claims were made while frozen
+    # and went unconfirmed (claimed again by the same pool process: worker/tasks.py).
+    unconfirmed = [job_id for job_id in late if f"job {job_id}: claim unconfirmed" in log]
+    assert unconfirmed, "no claim went unconfirmed while the replica was frozen"
     assert [job.attempt for job in jobs] == [1] * len(jobs), [j.to_dict() for j in jobs]
     records = shard_records(store, jobs[0])
     assert records and all(r["state"] == State.SUCCEEDED for r in records), records
     assert [r["attempt"] for r in records] == ["1"] * len(records), records
-    log = workers[0].log() + workers[1].log()
     assert "purged" not in log and "shard was stopped" not in log, log[-4000:]
 
 
