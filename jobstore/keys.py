@@ -39,8 +39,10 @@ Redis layout (every key under the deployment's prefix {p}, every key with a TTL)
   {p}:alone:{what}:{client}  string: the token of the client's running `what` (an estimate)
                           while it runs, with a TTL (JobStore.alone: one at a time per client)
   {p}:broker:...          every key of the Celery broker (kombu's global_keyprefix): the lists
-                          of task messages, one per queue and priority lane (lanes()), and
-                          kombu's own (unacked messages, bindings, control mailboxes)
+                          of task messages, one per queue and priority lane (lanes()), each
+                          worker's canary.{node} list (worker/canary.py: it expires, kombu's
+                          x-expires, and its binding table is swept), and kombu's own
+                          (unacked messages, bindings, control mailboxes)
 """
 
 from __future__ import annotations

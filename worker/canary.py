@@ -11,7 +11,8 @@ consumer reads; a canary the broker accepted but that is not taken within CANARY
 while a pool process was free means the consumer is lost: the worker logs why and stops
 (SIGTERM: a warm shutdown hands running jobs back), so its supervisor starts it anew, and it
 is killed outright if that shutdown hangs. A canary that could not be sent (the broker away)
-proves nothing either way: that is an outage, which a restart would not cure.
+proves nothing either way: that is an outage, which a restart would not cure. A canary queue
+expires (canary_declaration), so a worker gone with a canary untaken leaves nothing for good.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from celery.signals import task_received
+from kombu import Exchange, Queue
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +41,14 @@ def canary_queue(node: str) -> str:
     return CANARY_QUEUE + node
 
 
+def canary_declaration(node: str, interval: float) -> Queue:
+    """This worker's canary queue as declared: it expires (kombu's x-expires) once nothing was
+    sent to it or taken from it for expires_after(interval), so a gone worker leaves no list
+    behind for good; kombu's live consumers sweep its binding table an hour or more later."""
+    name = canary_queue(node)
+    return Queue(name, Exchange(name), routing_key=name, expires=expires_after(interval))
+
+
 def idle_after(interval: float) -> float:
     """Seconds without a message after which an idle worker sends itself a canary."""
     return max(5.0, 5 * interval)
@@ -48,6 +58,12 @@ def deadline_after(interval: float) -> float:
     """Seconds a sent canary may wait, with a pool process free, before the consumer counts
     as lost."""
     return max(10.0, 8 * interval)
+
+
+def expires_after(interval: float) -> float:
+    """Seconds a canary queue's list lives on untouched: well past a canary's deadline, by
+    when a live worker has taken it or stopped."""
+    return 2 * (idle_after(interval) + deadline_after(interval))
 
 
 class ConsumerWatch:

@@ -19,7 +19,6 @@ from typing import Any
 
 from celery import bootsteps
 from celery.worker import state as worker_state
-from kombu import Exchange, Queue
 
 from jobstore import QUEUES, Settings
 from jobstore.connection import UNREACHABLE
@@ -45,8 +44,9 @@ class Heartbeat(bootsteps.StartStopStep):
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         # Its own canary queue, consumed beside whatever -Q names (before the consumer starts).
-        queue = canary.canary_queue(worker.hostname)
-        worker.app.amqp.queues.select_add(Queue(queue, Exchange(queue), routing_key=queue))
+        settings: Settings = worker.app.conf.alphametic_settings
+        declared = canary.canary_declaration(worker.hostname, settings.heartbeat_interval)
+        worker.app.amqp.queues.select_add(declared)
 
     def start(self, worker: Any) -> None:
         """Start beating for the queues this worker consumes."""

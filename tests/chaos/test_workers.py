@@ -14,8 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import redis
 
-from jobstore import Settings, State
+from jobstore import Keys, Settings, State
 from tests.support.chaos import (
     MEDIUM,
     SHARDED,
@@ -35,7 +36,13 @@ from tests.support.chaos import (
     wait_until,
 )
 from tests.support.processes import ROOT
-from worker.canary import ConsumerWatch, canary_queue, deadline_after, idle_after
+from worker.canary import (
+    ConsumerWatch,
+    canary_queue,
+    deadline_after,
+    expires_after,
+    idle_after,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
 # 3,237,624 solutions, 4-9 s in a worker (machines differ): outlives a 2 s visibility timeout.
@@ -270,7 +277,8 @@ def test_a_worker_whose_consumer_takes_nothing_stops_and_an_idle_one_does_not(
 ) -> None:
     """A worker that consumes no more (its consumers cancelled, as a consumer lost after a
     reconnect would be) stops by itself within its canary's deadline, saying why, so that its
-    supervisor restarts it; a worker merely idle for as long goes on (its canaries taken)."""
+    supervisor restarts it; a worker merely idle for as long goes on (its canaries taken).
+    The canary the stopped one left untaken expires with its queue."""
     mine = fresh_settings()
     stuck = worker_factory(mine, "solve")
     idle = worker_factory(mine, "enumerate")
@@ -283,3 +291,11 @@ def test_a_worker_whose_consumer_takes_nothing_stops_and_an_idle_one_does_not(
     assert "consumer lost" in stuck.log(), stuck.log()[-3000:]
     assert idle.alive() and "consumer lost" not in idle.log()
     assert "alphametic.canary" in idle.log()  # it sent itself canaries and took them
+    # The stuck worker is gone with its last canary untaken: its list goes by itself, and its
+    # binding table is one kombu's live consumers sweep (no permanent binding).
+    client = redis.Redis.from_url(mine.redis_url, decode_responses=True)
+    broker = Keys(mine.key_prefix).broker
+    left = client.pttl(broker + canary_queue(name))
+    assert 0 < left <= expires_after(mine.heartbeat_interval) * 1000, left
+    assert not client.exists(broker + "_kombu.binding_permanent." + canary_queue(name))
+    assert client.zscore(broker + "_kombu.binding_deadlines", canary_queue(name))
