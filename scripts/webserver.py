@@ -17,7 +17,9 @@ import os
 import secrets
 from typing import Any
 
-worker_class = "gevent"  # monkey-patches each worker before the app is imported there
+# Gunicorn's gevent worker (it monkey-patches each worker before the app is imported there),
+# answering gunicorn's own refusal of a head too long as the API's problem+json.
+worker_class = "scripts.webworker.GeventWorker"
 worker_connections = 1000  # connections one process serves at once
 keepalive = 5  # seconds: idle keep-alive connections, and the whole header of each request
 graceful_timeout = 3  # seconds a stopping worker finishes its requests (long polls stop early)
@@ -29,7 +31,8 @@ control_socket_disable = True
 logger_class = "scripts.gunicorn_logging.GunicornLogger"
 # The app refuses a request line over 4094 bytes (414) and a header line over 8190 (431) as
 # problem+json (web.bodies.check_head): gunicorn's own limits sit above, as a backstop whose
-# refusal is its HTML page. 8190 is the longest request line gunicorn reads.
+# refusal the worker answers the same way (scripts/webworker.py). 8190 is the longest request
+# line gunicorn reads.
 limit_request_line = 8190
 limit_request_field_size = 16380
 
