@@ -2,6 +2,9 @@
 
 web_factory  factory(settings, workers=1, env=None) -> a ready WebServer (gunicorn serving
              web.wsgi:app on a free port with these settings); all are stopped at teardown.
+sentinel_factory  factory(replicas=1, failover_timeout_ms=10_000) -> a started SentinelSetup
+             (a master, its replicas, three sentinels: tests/support/sentinel.py); all are
+             removed at teardown; the test is skipped where redis-server has no sentinel mode.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import pytest
 
 from jobstore import Settings
 from tests.support.processes import WebServer
+from tests.support.sentinel import SentinelSetup, SentinelUnsupported
 
 
 @pytest.fixture()
@@ -28,3 +32,21 @@ def web_factory() -> Iterator[Callable[..., WebServer]]:
     yield start
     for server in started:
         server.cleanup()
+
+
+@pytest.fixture()
+def sentinel_factory() -> Iterator[Callable[..., SentinelSetup]]:
+    """Factory: start Sentinel setups of a number of replicas (skip without sentinel mode)."""
+    started: list[SentinelSetup] = []
+
+    def start(replicas: int = 1, failover_timeout_ms: int = 10_000) -> SentinelSetup:
+        setup = SentinelSetup(replicas=replicas, failover_timeout_ms=failover_timeout_ms)
+        started.append(setup)
+        try:
+            return setup.start()
+        except SentinelUnsupported as error:
+            pytest.skip(f"redis-server has no sentinel mode (redis-server --sentinel): {error}")
+
+    yield start
+    for setup in started:
+        setup.cleanup()

@@ -11,7 +11,7 @@ every worker takes a fresh job (no consumer silently stopped at the reconnect).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -21,13 +21,7 @@ from alphametic.linear.native import is_built
 from jobstore import JobStore, State
 from jobstore.settings import Settings
 from tests.support.chaos import succeeded_once, wait_until
-from tests.support.sentinel import (
-    SentinelSetup,
-    SentinelUnsupported,
-    Stream,
-    following,
-    taken_by_each,
-)
+from tests.support.sentinel import SentinelSetup, Stream, following, taken_by_each
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -40,20 +34,6 @@ FAILOVER_TIMEOUT_MS = 3000
 LONG_COUNT = "ABCDE + FGHIJ = KLMNO"
 LONG_BASE = 18 if is_built() else 16
 COUNTS = {16: 6_684_864, 18: 207_331_136}  # both engines agree on 16; native alone on 18
-
-
-@pytest.fixture()
-def two_replicas() -> Iterator[SentinelSetup]:
-    """A started master, two replicas and three sentinels, removed afterwards."""
-    setup = SentinelSetup(replicas=2, failover_timeout_ms=FAILOVER_TIMEOUT_MS)
-    try:
-        try:
-            setup.start()
-        except SentinelUnsupported as error:
-            pytest.skip(f"redis-server has no sentinel mode (redis-server --sentinel): {error}")
-        yield setup
-    finally:
-        setup.cleanup()
 
 
 def back_after(stream: Stream, killed_at: float) -> float:
@@ -69,12 +49,12 @@ def back_after(stream: Stream, killed_at: float) -> float:
 
 def test_two_failovers_in_a_row_lose_nothing_and_nobody_revives(
     settings: Settings,
-    two_replicas: SentinelSetup,
+    sentinel_factory: Callable[..., SentinelSetup],
     worker_factory: Any,
     web_factory: Any,
     store_factory: Any,
 ) -> None:
-    setup = two_replicas
+    setup = sentinel_factory(replicas=2, failover_timeout_ms=FAILOVER_TIMEOUT_MS)
     ports = [setup.master_port()]
     mine = following(settings, setup).replace(shard_count=8)
     workers = [worker_factory(mine, "solve,enumerate", concurrency=2) for _ in range(2)]

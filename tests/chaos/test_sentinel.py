@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -32,13 +32,7 @@ from tests.support.chaos import (
     succeeded_once,
     wait_until,
 )
-from tests.support.sentinel import (
-    SentinelSetup,
-    SentinelUnsupported,
-    Stream,
-    following,
-    taken_by_each,
-)
+from tests.support.sentinel import SentinelSetup, Stream, following, taken_by_each
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -46,17 +40,9 @@ RECOVERY_LIMIT = 15.0  # seconds from the kill until the API accepts submissions
 
 
 @pytest.fixture()
-def sentinel_setup() -> Iterator[SentinelSetup]:
+def sentinel_setup(sentinel_factory: Callable[..., SentinelSetup]) -> SentinelSetup:
     """A started master, its replica and three sentinels, removed afterwards."""
-    setup = SentinelSetup(replicas=1)
-    try:
-        try:
-            setup.start()
-        except SentinelUnsupported as error:
-            pytest.skip(f"redis-server has no sentinel mode (redis-server --sentinel): {error}")
-        yield setup
-    finally:
-        setup.cleanup()
+    return sentinel_factory(replicas=1)
 
 
 def test_master_killed_under_submissions_loses_no_accepted_job(
