@@ -56,6 +56,10 @@ TIME_LIMIT = "time limit"  # the error of a job that failed at its time limit
 # The final write outlasts a Redis restart: about 30 s of retries, then the lease sweep re-runs.
 FINAL_WRITE_TRIES = 10
 WRITE_BACKOFF = 0.1  # seconds before the first retry of a failed write (doubling up to 2 s)
+# Solutions a run holds unstored (pending and refused batches) while Redis refuses them for
+# lack of memory before its search waits for memory: at most a few MB per run, however long
+# Redis stays full (it used to hold up to the job's cap: 1,000,000 solutions).
+HELD_MAX = 50_000
 ENDS = {None: State.SUCCEEDED, CANCELED: State.CANCELED, FAILED: State.FAILED}
 
 # bytes(solution) holds raw digits 0..35; this table turns them into compact characters.
@@ -194,6 +198,8 @@ class Run:
 
     def hook(self, search: Any) -> bool:
         """The search's check: deadline, stop signal, flush, progress write, flag poll."""
+        if self.full and self.held() >= HELD_MAX:
+            self.wait_for_memory()
         now = time.monotonic()
         if now >= self.deadline:
             self.outcome = FAILED
@@ -208,6 +214,31 @@ class Run:
         if self.yield_due and self.outcome is None and self.cursor.yield_now():
             self.outcome = YIELDED  # the piece is given up and cut finer: nothing handed out
         return self.outcome is not None
+
+    def held(self) -> int:
+        """Solutions found and not stored yet: pending, and in batches Redis has not taken."""
+        width = max(1, len(self.letters))
+        return len(self.pending) + sum(len(items) for _, items, _ in self.inflight) // width
+
+    def wait_for_memory(self) -> None:
+        """Redis refuses the run's batches for lack of memory and it holds HELD_MAX of them:
+        the search waits here, its lease kept and cancels read, until Redis takes them. The
+        time waited counts neither as search time nor against the job's time limit."""
+        since = time.monotonic()
+        log.warning(
+            "job %s: Redis full, %d solutions held unstored: the search waits for memory",
+            self.job.id, self.held(),
+        )  # fmt: skip
+        while self.full and self.outcome is None:
+            time.sleep(1.0)
+            self.retry_at = 0.0
+            if self.write():  # a refusal renews the lease alone (keep_lease)
+                break
+            self.poll()
+        waited = time.monotonic() - since
+        self.started += waited
+        self.deadline += waited
+        log.info("job %s: the search goes on after %.1f s without memory", self.job.id, waited)
 
     def poll(self) -> None:
         """Read the cancel and stop flags and our claim (best-effort: Redis away, carry on)."""

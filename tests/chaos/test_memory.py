@@ -1,12 +1,14 @@
 """Chaos on Redis's memory: a small maxmemory (noeviction) filled by big enumerations and by
 others' data. Submits answer 503 with Retry-After (never 500), the workers' main processes
-stay up, cancel and DELETE keep working at the limit, and once memory is back every accepted
+stay up and keep beating, cancel and DELETE keep working at the limit, a run waiting for
+memory holds a bounded share of solutions unstored, and once memory is back every accepted
 job finishes: none ends failed.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -17,12 +19,13 @@ import redis
 import requests
 from kombu import Connection, Exchange, Producer, Queue
 
-from jobstore import JobStore, Mode, Settings, State
+from jobstore import JobStore, Keys, Mode, Settings, State
 from jobstore.workers import count_workers, silent_after
-from tests.support.chaos import SHARDING, mismatch, wait_done, wait_until
-from tests.support.memory import fill, used
+from tests.support.chaos import SHARDED, SHARDING, WHOLE, mismatch, wait_done, wait_until
+from tests.support.memory import fill, hold_full, used
 from tests.support.processes import RedisServer, WebServer, WorkerProcess
 from worker import broker
+from worker.run import HELD_MAX
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -33,6 +36,7 @@ BIG = [("ABC + DEF = GHI", {"base": base}) for base in range(16, 30)]
 HOLD = float(os.environ.get("OOM_HOLD", "6"))  # seconds Redis stays full at the end
 LONG_COUNT = ("ABC + DEF = GHI", {"base": 36})  # seconds of search, nothing stored
 LONG_COUNT_SOLUTIONS = 340_500_304  # `alphametic solve --count` (both engines)
+FULL_SPELL = 8.0  # seconds Redis stays full under a storing enumeration (~3 s of search)
 
 
 def submit(session: requests.Session, web: WebServer, puzzle: Any, mode: str) -> requests.Response:
@@ -180,12 +184,7 @@ def test_a_worker_waiting_out_a_full_redis_beats_on_and_keeps_its_job(
         return now is not None and now.progress > 0
 
     wait_until(counting, 30, "the count running", interval=0.01)
-    before = used(admin)
-    admin.config_set("maxmemory", str(before + 1024 * 1024))
-    fill(admin, "beats")
-    # Then over the limit by half the junk: what connections' buffers free now and then
-    # (a filling client's query buffer: some 300 KB) must not let a write through.
-    admin.config_set("maxmemory", str(before + 512 * 1024))
+    hold_full(admin, "beats")
     silence = silent_after(mine.heartbeat_interval)
     full_until = time.monotonic() + 3 * silence
     alive: list[int] = []
@@ -205,6 +204,54 @@ def test_a_worker_waiting_out_a_full_redis_beats_on_and_keeps_its_job(
     assert done.state is State.SUCCEEDED and done.attempt == 1, done.to_dict()
     assert done.solutions_found == LONG_COUNT_SOLUTIONS, done.to_dict()
     assert "lost its worker" not in worker.log() and worker.alive(), worker.log()[-4000:]
+
+
+def test_an_enumeration_waiting_out_a_full_redis_holds_a_bounded_share_unstored(
+    settings: Settings,
+    redis_factory: Callable[..., RedisServer],
+    worker_factory: Callable[..., WorkerProcess],
+    store_factory: Callable[..., JobStore],
+) -> None:
+    """Redis full for longer than a whole enumeration takes, while it stores: once its run
+    holds HELD_MAX solutions that Redis refused, its search waits for memory (it holds no
+    more: before, it searched on and held every solution up to the job's cap), the wait
+    counting as no search time; once memory is back the job succeeds, each solution stored
+    exactly once."""
+    server = redis_factory()
+    admin = redis.Redis.from_url(server.url)
+    prefix = f"oom-{uuid.uuid4().hex[:8]}"
+    mine = settings.replace(
+        redis_url=server.url, key_prefix=prefix, max_stored_per_client=0, **WHOLE
+    )
+    worker = worker_factory(mine, "enumerate")
+    store = store_factory(mine)
+    job = store.submit("enumerate", *SHARDED)  # 720,720 solutions, ~3 s, one run
+
+    def storing() -> bool:
+        now = store.get(job.id)
+        return now is not None and now.solutions_found > 0
+
+    wait_until(storing, 30, "the enumeration storing", interval=0.01)
+    hold_full(admin, "held")
+    held = re.compile(r"Redis full, (\d+) solutions held unstored: the search waits")
+    wait_until(lambda: bool(held.search(worker.log())), 30, "the search waiting", 0.1)
+    time.sleep(FULL_SPELL)
+    with pytest.raises(redis.exceptions.OutOfMemoryError):  # full all along
+        admin.set("one-more", "x")
+    counts = [int(n) for n in held.findall(worker.log())]
+    print(f"held unstored when the search waited: {counts}")
+    # HELD_MAX, and what the search found between two of its checks (a few ms of it).
+    assert counts and max(counts) < HELD_MAX + 20_000, counts
+    waiting = store.get(job.id)
+    assert waiting is not None and waiting.state is State.RUNNING, waiting
+
+    admin.config_set("maxmemory", "0")
+    done = wait_done(store, [job.id], 90)[0]
+    assert done.state is State.SUCCEEDED and done.attempt == 1, done.to_dict()
+    assert mismatch(store, done) == ""
+    ran = float(store.redis.hget(Keys(prefix).job(job.id), "ran") or 0)
+    assert ran < FULL_SPELL, ran  # the search time: the wait for memory not in it
+    assert worker.alive(), worker.log()[-4000:]
 
 
 @pytest.mark.parametrize("requeue", [False, True], ids=["ack", "reject-requeue"])

@@ -23,3 +23,13 @@ def fill(client: redis.Redis, tag: str) -> int:
             n += 1
     assert n < 100_000, "Redis never refused a write: is maxmemory set?"
     return n
+
+
+def hold_full(client: redis.Redis, tag: str, margin: int = 1024 * 1024) -> None:
+    """Take Redis past its limit by about `margin` bytes of someone else's data and keep it
+    there: what clients' requests take and free again (a refused batch of solutions in a
+    query buffer: some 600 KB) never lets a write through."""
+    before = used(client)
+    client.config_set("maxmemory", str(before + 2 * margin))
+    fill(client, tag)
+    client.config_set("maxmemory", str(before + margin))
