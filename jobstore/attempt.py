@@ -1,9 +1,10 @@
 """One run of a job on a worker, the Redis side: the claim, guarded writes, handing it back.
 
-A claim starts a run (numbered: `claims`); every write of the run names that number, so a run
-that lost the job (taken over after its lease, or handed back) is refused. Attempts count runs
-lost with their worker, not runs a stopping or yielding worker handed back. The worker runs the
-search (worker/run.py).
+A claim starts a run (numbered: `claims`, and named: its token "claims:nonce", stored as
+`run`); every write of the run names its token, so a run that lost the job (taken over after
+its lease, or handed back, or its claim lost in a failover and the number handed out again)
+is refused. Attempts count runs lost with their worker, not runs a stopping or yielding worker
+handed back. The worker runs the search (worker/run.py).
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ class Attempt:
         self.settings = settings
         self.job_id = job_id
         self.number = 0  # the attempt (runs lost with their worker, plus one)
-        self.claims = 0  # this run's claim number: every write names it
-        self.token = ""  # this run's own name, stored by its final write (ended_by)
+        self.claims = 0  # this run's claim number
+        self.token = ""  # this run's name: every write names it, the final one stores it
         self.width = 1  # characters per compact solution (len of the puzzle's letters)
         self.lanes: list[str] = []  # waiting sets of the lanes whose jobs this run yields to
         # A shard's: its whole job's search time (all shards) as of the last write, else None.
@@ -77,10 +78,11 @@ class Attempt:
         now = time.time()
         # The job leaves the waiting set of its queue's lanes (its mode: the task's).
         waiting = self.names.waitings(mode) if mode is not None else []
+        nonce = uuid.uuid4().hex[:12]
         claim = transitions.Claim(
             self.names, self.job_id, now, now + self.settings.lease_seconds, holder,
             self.settings.max_attempts, self.settings.ttl, force, hard_limit, CHUNK, soft_limit,
-            shared, waiting,
+            shared, waiting, nonce,
         )  # fmt: skip
         reply = scripts_for(self.client).call(claim)
         status, attempt, lease_s, held_by = reply[:4]
@@ -90,9 +92,15 @@ class Attempt:
         self.number = int(attempt)
         if status is Claimed.RUN:
             self.claims = int(record.get("claims") or 0)
-            self.token = f"{self.claims}:{uuid.uuid4().hex[:12]}"
+            self.token = record.get("run") or f"{self.claims}:{nonce}"
         lease_at = float(lease_s) if lease_s else None
         return Claim(status, int(attempt), lease_at, held_by, record)
+
+    @property
+    def guard(self) -> str:
+        """What every write of this run names (guard.lua): its token, or (made by hand, no
+        claim) its claim number alone."""
+        return self.token or str(self.claims)
 
     def write(
         self,
@@ -116,7 +124,7 @@ class Attempt:
         if final:  # names this run: its final write resent after a lost reply is known
             fields = {**fields, "ended_by": self.token}
         update = transitions.Update(
-            self.names, self.job_id, self.claims, now, now + settings.lease_seconds, settings.ttl,
+            self.names, self.job_id, self.guard, now, now + settings.lease_seconds, settings.ttl,
             settings.max_stored_solutions, seq, final, self.width, solutions, CHUNK,
             settings.max_stored_per_client, self.lanes, yield_to, fields, grid,
         )  # fmt: skip
@@ -129,7 +137,7 @@ class Attempt:
         """Renew the run's lease alone (renew.lua, run even at Redis's memory limit): a run
         whose writes Redis refuses for lack of memory keeps the job. False: no longer its."""
         until = time.time() + self.settings.lease_seconds
-        renew = transitions.Renew(self.names, self.job_id, self.claims, until)
+        renew = transitions.Renew(self.names, self.job_id, self.guard, until)
         return bool(scripts_for(self.client).call(renew))
 
     def put_back(
@@ -144,7 +152,7 @@ class Attempt:
         """
         settings = self.settings
         put_back = transitions.PutBack(
-            self.names, self.job_id, self.claims, time.time(),
+            self.names, self.job_id, self.guard, time.time(),
             task_message(mode, self.job_id, settings.ttl, lane), front, lane, reason,
             settings.ttl, MISJUDGED_MEMORY if misjudged else 0,
             turn_keys(self.names, mode, lane, client, own=front),
@@ -162,8 +170,9 @@ class Attempt:
 
     def poll(self) -> tuple[bool, bool, bool]:
         """Read (still mine, cancel requested, stop requested) in one round trip."""
-        state, claims, cancel, stop = self.client.hmget(
-            self.names.job(self.job_id), "state", "claims", "cancel", "stop"
+        state, claims, run, cancel, stop = self.client.hmget(
+            self.names.job(self.job_id), "state", "claims", "run", "cancel", "stop"
         )
         mine = state == "running" and claims == str(self.claims)
+        mine = mine and (not self.token or run == self.token)  # its claim was not lost
         return mine, bool(cancel), bool(stop)

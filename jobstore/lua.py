@@ -3,8 +3,8 @@
 Each transition of a job (reserve, create, claim, update, renew, putback, cancel, withdraw, reap,
 resend, delete, the sharded split/release/dispatch/finish/cancel-tree, an explanation's
 explain/claim/end, a worker's heartbeat) is one script in jobstore/lua_scripts/, atomic
-inside Redis; stats.lua, rate.lua and turn.lua are libraries put in front of the scripts
-using them, and in front of every script a library generated here from model.TERMINAL
+inside Redis; stats.lua, rate.lua, turn.lua and guard.lua are libraries put in front of the
+scripts using them, and in front of every script a library generated here from model.TERMINAL
 (is_final): the final states are written once. Scripts get every key from Python
 (jobstore.keys.Keys) and build none; terminal states are final; every write by a worker names
 its attempt, so a stale attempt is refused.
@@ -39,11 +39,14 @@ LIBRARIES = {
     "count": ("rate",),
     "explain": ("rate",),
     "claim": ("stats",),
-    "update": ("stats",),
+    "update": ("stats", "guard"),
+    "renew": ("guard",),
+    "release": ("guard",),
+    "split": ("guard",),
     "cancel": ("stats",),
     "finish": ("stats",),
     "resend": ("stats",),
-    "putback": ("turn",),
+    "putback": ("turn", "guard"),
     "dispatch": ("turn",),
 }
 NAMES = (

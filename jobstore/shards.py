@@ -239,7 +239,7 @@ def split(
     order = sorted(range(len(ids)), key=lambda i: -parts[i][1])  # biggest first (stable)
     shards = [(sid, digits, share) for sid, (digits, share) in zip(ids, parts, strict=True)]
     split = transitions.Split(
-        handle.keys, job_id, attempt.claims, time.time(), handle.settings.ttl,
+        handle.keys, job_id, attempt.guard, time.time(), handle.settings.ttl,
         [ids[i] for i in order], TURNS, shards,
     )  # fmt: skip
     return str(handle.scripts.call(split))
@@ -247,7 +247,7 @@ def split(
 
 def release(handle: Handle, attempt: Attempt, job_id: str) -> None:
     """Let go of a split parent's lease: its shards run it now (release.lua)."""
-    handle.scripts.call(transitions.Release(handle.keys, job_id, attempt.claims))
+    handle.scripts.call(transitions.Release(handle.keys, job_id, attempt.guard))
 
 
 def dispatch(handle: Handle, parent: str, mode: Mode, count: int) -> int:

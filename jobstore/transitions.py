@@ -77,6 +77,7 @@ class Claim(Transition):
     soft_limit: float  # seconds of search a job may use, over all its runs
     shared: float  # the search budget a sharded job's shards share
     waiting: Sequence[str]  # the waiting sets of its queue's lanes
+    nonce: str = ""  # the run's own part of its token (the claim stores "claims:nonce")
 
     def keys(self) -> list[str]:
         return [*job_keys(self.at, self.job_id), self.at.queued, *self.waiting]
@@ -85,7 +86,7 @@ class Claim(Transition):
         return [
             repr(self.now), repr(self.lease_until), self.holder, self.max_attempts, self.ttl,
             self.job_id, "1" if self.force else "0", repr(self.hard_limit), self.at.finished,
-            self.chunk, repr(self.soft_limit), repr(self.shared),
+            self.chunk, repr(self.soft_limit), repr(self.shared), self.nonce,
         ]  # fmt: skip
 
 
@@ -96,7 +97,7 @@ class Update(Transition):
     script: ClassVar[str] = "update"
     at: Keys
     job_id: str
-    claims: int
+    guard: str  # the run's token, "claims:nonce" (guard.lua)
     now: float
     lease_until: float
     ttl: int
@@ -117,7 +118,7 @@ class Update(Transition):
 
     def argv(self) -> list[Arg]:
         args: list[Arg] = [
-            self.claims, repr(self.now), repr(self.lease_until), self.ttl, self.cap, self.seq,
+            self.guard, repr(self.now), repr(self.lease_until), self.ttl, self.cap, self.seq,
             self.job_id, self.final, self.width, self.batch, self.chunk, self.at.finished,
             self.budget, self.yield_to, len(self.fields),
         ]  # fmt: skip
@@ -136,7 +137,7 @@ class PutBack(Transition):
     script: ClassVar[str] = "putback"
     at: Keys
     job_id: str
-    claims: int
+    guard: str  # the run's token, "claims:nonce" (guard.lua)
     now: float
     message: str
     front: bool  # next to run (a stopping worker's job), else the back of its client's turn
@@ -157,7 +158,7 @@ class PutBack(Transition):
 
     def argv(self) -> list[Arg]:
         return [
-            self.claims, repr(self.now), self.message, "1" if self.front else "0", self.lane,
+            self.guard, repr(self.now), self.message, "1" if self.front else "0", self.lane,
             self.job_id, self.reason, self.ttl, self.misjudged_for,
         ]  # fmt: skip
 
@@ -169,7 +170,7 @@ class Split(Transition):
     script: ClassVar[str] = "split"
     at: Keys
     parent: str
-    claims: int
+    guard: str  # the run's token, "claims:nonce" (guard.lua)
     now: float
     ttl: int
     order: Sequence[str]  # shard ids in the order to send them
@@ -180,7 +181,7 @@ class Split(Transition):
         return [self.at.job(self.parent), *(self.at.job(sid) for sid, _, _ in self.shards)]
 
     def argv(self) -> list[Arg]:
-        args: list[Arg] = [self.claims, repr(self.now), self.ttl, len(self.shards)]
+        args: list[Arg] = [self.guard, repr(self.now), self.ttl, len(self.shards)]
         args += [",".join(self.order), self.lane]
         for sid, digits, share in self.shards:
             args += [sid, ",".join(map(str, digits)), repr(share)]
@@ -194,13 +195,13 @@ class Release(Transition):
     script: ClassVar[str] = "release"
     at: Keys
     parent: str
-    claims: int
+    guard: str  # the run's token, "claims:nonce" (guard.lua)
 
     def keys(self) -> list[str]:
         return [self.at.job(self.parent), self.at.leases]
 
     def argv(self) -> list[Arg]:
-        return [self.claims, self.parent]
+        return [self.guard, self.parent]
 
 
 @dataclass(frozen=True)
@@ -372,14 +373,14 @@ class Renew(Transition):
     script: ClassVar[str] = "renew"
     at: Keys
     job_id: str
-    claims: int
+    guard: str  # the run's token, "claims:nonce" (guard.lua)
     lease_until: float
 
     def keys(self) -> list[str]:
         return [self.at.job(self.job_id), self.at.leases]
 
     def argv(self) -> list[Arg]:
-        return [self.claims, repr(self.lease_until), self.job_id]
+        return [self.guard, repr(self.lease_until), self.job_id]
 
 
 @dataclass(frozen=True)

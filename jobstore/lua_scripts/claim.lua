@@ -9,7 +9,8 @@
 --       hard_limit (Celery kills a run this long after its task started), the finished
 --       channel, chunk (solutions per list element), soft_limit (seconds of search a job may
 --       use, over all its runs), the search budget a sharded job's shards share
---       (Settings.search_budget; a shard's search counts towards its parent's).
+--       (Settings.search_budget; a shard's search counts towards its parent's), the run's
+--       nonce (its token, "claims:nonce", is stored as `run`: guard.lua).
 -- A job taken over from a lost run ends failed "time limit" only when its search time is used
 -- up: its `ran` (written with every checkpoint; a shard's job: the parent's `ran`, the sum of
 -- its shards') reached its budget, or the lost run was seen writing (its lease, renewed with
@@ -123,8 +124,9 @@ if not s[11] or s[11] == '' then
     observe(KEYS[5], 'queue_wait:' .. s[12], math.max(0, tonumber(now) - tonumber(s[13])))
   end
 end
-redis.call('HSET', KEYS[1], 'state', 'running', 'attempt', attempt,
-  'claims', tonumber(s[10] or '0') + 1, 'lease', ARGV[2], 'holder', ARGV[3], 'batch', '0',
+local claims = tonumber(s[10] or '0') + 1
+redis.call('HSET', KEYS[1], 'state', 'running', 'attempt', attempt, 'claims', claims,
+  'run', claims .. ':' .. (ARGV[13] or ''), 'lease', ARGV[2], 'holder', ARGV[3], 'batch', '0',
   'eta', '', 'error', '', 'solution', '', 'run_started', now, 'stop', '')
 redis.call('ZADD', KEYS[4], ARGV[2], ARGV[6])
 redis.call('ZREM', KEYS[6], ARGV[6])

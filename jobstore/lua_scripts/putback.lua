@@ -9,12 +9,12 @@
 -- KEYS: job hash, leases zset, queued zset, the client's set of jobs waiting in the band, stats
 --       hash, the client's misjudged flag, then the band's lane lists and as many waiting zsets
 --       (a stopping worker's job: its own lane's only).
--- ARGV: claims, now, message, front ("1": next to run), lane (the band's first, or a stopping
+-- ARGV: the run's guard (guard.lua), now, message, front ("1": next to run), lane (the band's first, or a stopping
 --       worker's job's own), job_id, reason (stopped | yielded), ttl, seconds the misjudged
 --       flag stays raised (0: not misjudged).
 -- Returns 1 when handed back, 0 when the run no longer holds the job.
-local s = redis.call('HMGET', KEYS[1], 'state', 'claims')
-if s[1] ~= 'running' or s[2] ~= ARGV[1] then return 0 end
+local s = redis.call('HMGET', KEYS[1], 'state', 'claims', 'run')
+if s[1] ~= 'running' or not holds(s[2], s[3], ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'state', 'queued', 'lease', '', 'holder', '', 'run_started', '',
   'eta', '', 'lane', ARGV[5], 'queued_at', ARGV[2], 'stop', '')
 local lane, message = take_turn(KEYS[4], KEYS[6], 7, KEYS[1], tonumber(ARGV[5]), ARGV[3],

@@ -3,12 +3,12 @@
 -- client's budget, and takes turns with other jobs in the TURNS lane. The parent's `ran` starts
 -- at 0: it is the search time of all its shards (update.lua adds each shard's), which the job's
 -- time limit counts; time shards spend queued, stopped or with no worker counts nothing.
--- KEYS: parent hash, shard hashes... ARGV: claims, now, ttl, n, order (shard ids in the order
+-- KEYS: parent hash, shard hashes... ARGV: the run's guard (guard.lua), now, ttl, n, order (shard ids in the order
 -- to send them, comma-separated), lane, then per shard: id, prefix ("3,1"), share.
 -- Returns split | exists | stale | canceled.
 local p = redis.call('HMGET', KEYS[1], 'state', 'claims', 'cancel', 'shards', 'id', 'mode',
-  'puzzle', 'options', 'letters', 'created', 'client', 'budget_key', 'estimate')
-if p[1] ~= 'running' or p[2] ~= ARGV[1] then return 'stale' end
+  'puzzle', 'options', 'letters', 'created', 'client', 'budget_key', 'estimate', 'run')
+if p[1] ~= 'running' or not holds(p[2], p[14], ARGV[1]) then return 'stale' end
 if p[4] and p[4] ~= '' then return 'exists' end
 if p[3] and p[3] ~= '' then return 'canceled' end
 local n = tonumber(ARGV[4])

@@ -3,7 +3,7 @@
 -- lost its claim (taken over, or handed back) writes nothing.
 -- KEYS: job hash, solutions list, grid hash, leases zset, stats hash, then n_lanes waiting
 --       zsets (job keys) of the lanes whose jobs this run should yield its worker to.
--- ARGV: claims, now, lease_until, ttl, cap, batch_seq, job_id, final_state ('' = still running),
+-- ARGV: the run's guard (guard.lua), now, lease_until, ttl, cap, batch_seq, job_id, final_state ('' = still running),
 --       width, batch (solutions of `width` characters each, concatenated), chunk, the finished
 --       channel (the final write publishes "id\n{record as JSON}" there), budget (solutions a
 --       client may store within the TTL; 0: no budget), n_lanes, n_fields, field/value pairs...,
@@ -19,13 +19,13 @@
 -- job back), 4 when another job waits in a lane that should go first (the run should yield
 -- its worker); job_ran is a shard's parent's `ran` after this write ('' for a whole job).
 local s = redis.call('HMGET', KEYS[1], 'state', 'claims', 'cancel', 'batch', 'stop',
-  'stored_count', 'parent_key', 'budget_key', 'ran', 'ended_by')
-if s[1] ~= 'running' or s[2] ~= ARGV[1] then
+  'stored_count', 'parent_key', 'budget_key', 'ran', 'ended_by', 'run')
+if s[1] ~= 'running' or not holds(s[2], s[11], ARGV[1]) then
   -- This run's own final write sent again (its reply was lost: Redis restarted, or a replica
   -- did not confirm it): it is written, and the run hears so, not that it lost the job. The
   -- run is known by the token its final write stores (ended_by), not by its claim number
   -- alone, which a claim lost in a failover can hand out twice.
-  if ARGV[8] ~= '' and s[1] == ARGV[8] and s[2] == ARGV[1] and s[10] then
+  if ARGV[8] ~= '' and s[1] == ARGV[8] and holds(s[2], s[11], ARGV[1]) and s[10] then
     for j = 16, 15 + 2 * tonumber(ARGV[15]), 2 do
       if ARGV[j] == 'ended_by' and ARGV[j + 1] == s[10] then
         if s[3] and s[3] ~= '' then return {2, ''} end

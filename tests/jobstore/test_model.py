@@ -317,3 +317,32 @@ def test_a_message_lost_in_a_failover_is_sent_again_not_judged_purged(quiet: Job
     client.hdel(quiet.keys.masters, client.info("replication")["master_replid"])
     assert resend_lost(handle) == [job.id]
     assert sum(client.llen(lane) for lane in lanes) == 1
+
+
+def test_a_claim_lost_in_a_failover_and_made_again_leaves_the_first_run_stale(
+    quiet: JobStore,
+) -> None:
+    """A claim the master took and lost with it (a failover promoting a replica that never had
+    it) is made again by another run, with the same attempt and claim number: the first run's
+    writes are refused all the same (each run names itself: guard.lua), so the two never both
+    write to the job, nor both end it (a doubled success was seen once that way)."""
+    client, settings = raw(quiet), quiet.settings
+    job = quiet.submit("enumerate", "AB + CD = EFG")
+    key = quiet.keys.job(job.id)
+    before = client.hgetall(key)  # all the promoted replica has of it
+    first, second = Attempt(client, settings, job.id), Attempt(client, settings, job.id)
+    first.width = second.width = 7
+    assert first.claim("a|x|1").status == "run"
+    client.delete(key)
+    client.hset(key, mapping=before)  # the claim gone with the master that took it
+    client.zrem(quiet.keys.leases, job.id)
+    claim = second.claim("b|x|2")
+    assert (claim.status, claim.attempt, second.claims) == ("run", 1, first.claims)
+    assert first.write({"found": "1"}, {}, "0123456", 1) is REFUSED
+    assert first.poll()[0] is False and first.renew() is False
+    assert second.write({"found": "1"}, {}, "0123456", 1) is WRITTEN
+    assert first.write({}, {}, "", 2, final="succeeded") is REFUSED
+    assert second.write({"found": "1"}, {}, "", 2, final="succeeded") is WRITTEN
+    done = quiet.get(job.id)
+    assert done is not None and done.state is State.SUCCEEDED and done.attempt == 1
+    assert quiet.solutions(job.id).total == 1  # type: ignore[union-attr]
