@@ -156,7 +156,7 @@ def claim_patiently(attempt: Attempt, holder: str, hard: float, mode: Mode) -> C
         except UNREACHABLE as error:
             waited = time.monotonic() - waited_since
             if not warned and delay == 0.1:  # the first time only (tests look for it)
-                log.info("job %s: claim unconfirmed (%s): claiming again", attempt.job_id, error)
+                log.info("job %s: no confirmed claim (%s): claiming again", attempt.job_id, error)
             if waited - warned >= CLAIM_PATIENCE:
                 warned = waited
                 log.warning("job %s: no claim for %.0f s: %s", attempt.job_id, waited, error)

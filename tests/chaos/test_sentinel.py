@@ -255,7 +255,7 @@ def test_writes_no_replica_confirmed_spend_no_attempt_and_stop_no_shard(
     log = workers[0].log() + workers[1].log()
     # The premise, or "no attempt spent" below proves nothing: claims were made while frozen
     # and went unconfirmed (claimed again by the same pool process: worker/tasks.py).
-    unconfirmed = [job_id for job_id in late if f"job {job_id}: claim unconfirmed" in log]
+    unconfirmed = [job_id for job_id in late if f"job {job_id}: no confirmed claim" in log]
     assert unconfirmed, "no claim went unconfirmed while the replica was frozen"
     assert [job.attempt for job in jobs] == [1] * len(jobs), [j.to_dict() for j in jobs]
     records = shard_records(store, jobs[0])
