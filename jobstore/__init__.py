@@ -10,7 +10,8 @@ must pass) · rates.py (per-client rates) · lanes.py (priority lanes, yielding)
 queued job's place) · attempt.py (the Redis side of one run of a job) · shards.py (a sharded
 job split, sent, read and ended as one) · sweep.py (re-queueing jobs whose worker died,
 re-sending lost messages) · stats.py (counters and histograms) · waiters.py (long polling) ·
-explanations.py (a job's explanation: asked for, worked out by a worker, kept) · workers.py
+explanations.py (a job's explanation: asked for, worked out by a worker, kept) · compose.py
+(a compose job: its word list admitted, its results kept by puzzle text) · workers.py
 (heartbeats) · messages.py (Celery task messages, built without a broker) · connection.py
 (clients, Unavailable, the breaker) · admin.py (the operator's queries) · logformat.py (log
 lines for web and workers, text or JSON).

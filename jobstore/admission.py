@@ -10,7 +10,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import alphametic
 
@@ -99,12 +99,31 @@ def normalise(
     return checked_mode, alphametic.parse(puzzle, **kwargs)
 
 
+class Input(Protocol):
+    """What a job is run on, as the store keeps it: a puzzle, or a compose job's word list
+    (jobstore/compose.py WordList)."""
+
+    @property
+    def text(self) -> str:
+        """The record's `puzzle`."""
+        ...
+
+    @property
+    def letters(self) -> tuple[str, ...]:
+        """The record's `letters`."""
+        ...
+
+    def options(self) -> Any:
+        """The record's `options` (a JSON object)."""
+        ...
+
+
 @dataclass(frozen=True)
 class Submission:
     """A job request checked, parsed and sized once at the edge: what JobStore.queue takes."""
 
     mode: Mode
-    puzzle: alphametic.Puzzle
+    puzzle: Input  # an alphametic.Puzzle, or a compose job's word list
     fingerprint: str  # identical submissions share one (dedup)
     small: bool  # its search is small: its band is FIRST's (lanes.sized)
     estimate: float | None  # reference nodes of its search, when worked out whole

@@ -133,6 +133,16 @@ class Attempt:
             self.job_ran = float(job_ran)
         return Written.of(int(status))
 
+    def store_composed(self, found: list[tuple[str, str]]) -> tuple[int, int]:
+        """Store a compose run's results, each once by its puzzle text (compose.lua): (0
+        refused, 1 written, 2 one found no room: truncated; results stored in all)."""
+        settings = self.settings
+        store = transitions.Compose(
+            self.names, self.job_id, self.claims, settings.ttl, settings.max_compose_results, found
+        )
+        status, stored = scripts_for(self.client).call(store)
+        return int(status), int(stored)
+
     def renew(self) -> bool:
         """Renew the run's lease alone (renew.lua, run even at Redis's memory limit): a run
         whose writes Redis refuses for lack of memory keeps the job. False: no longer its."""

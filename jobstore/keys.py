@@ -6,6 +6,9 @@ Redis layout (every key under the deployment's prefix {p}, every key with a TTL)
                           solution is one base-36 digit per letter of Puzzle.letters, so the
                           n-th solution is at a fixed place (only the last chunk is partial)
   {p}:job:{id}:grid       hash: "{letter}:{digit}" -> solutions with that letter on that digit
+  {p}:job:{id}:composed   hash: a compose job's results, puzzle text -> the result as JSON
+                          (each stored once: a result found again after a resume is not)
+  {p}:job:{id}:composed:order  list: those puzzle texts in the order they were first stored
   {p}:dedup:{sha256}      string: the job key of an identical submission
   {p}:client:{client}     set: job keys of a client's jobs not seen finished yet (its cap)
   {p}:rate:{client}:{n}/{s}  counter: the client's job-creating requests in the current window
@@ -72,6 +75,14 @@ class Keys:
     def grid(self, job_id: str) -> str:
         """A job's letter x digit counts (a hash)."""
         return f"{self.prefix}:job:{job_id}:grid"
+
+    def composed(self, job_id: str) -> str:
+        """A compose job's results by their puzzle text (a hash)."""
+        return f"{self.prefix}:job:{job_id}:composed"
+
+    def composed_order(self, job_id: str) -> str:
+        """A compose job's puzzle texts in the order first stored (a list)."""
+        return f"{self.prefix}:job:{job_id}:composed:order"
 
     def dedup(self, fingerprint: str) -> str:
         """The job key of an identical submission (a string)."""

@@ -2,12 +2,12 @@
 
 Each transition of a job (reserve, create, claim, update, renew, putback, cancel, withdraw, reap,
 resend, delete, the sharded split/release/dispatch/finish/cancel-tree, an explanation's
-explain/claim/end, a worker's heartbeat) is one script in jobstore/lua_scripts/, atomic
-inside Redis; stats.lua, rate.lua, turn.lua and guard.lua are libraries put in front of the
-scripts using them, and in front of every script a library generated here from model.TERMINAL
-(is_final): the final states are written once. Scripts get every key from Python
-(jobstore.keys.Keys) and build none; terminal states are final; every write by a worker names
-its attempt, so a stale attempt is refused.
+explain/claim/end, a worker's heartbeat: beat, a compose run's results: compose) is one script
+in jobstore/lua_scripts/, atomic inside Redis; stats.lua, rate.lua, turn.lua and guard.lua are
+libraries put in front of the scripts using them, and in front of every script a library
+generated here from model.TERMINAL (is_final): the final states are written once. Scripts get
+every key from Python (jobstore.keys.Keys) and build none; terminal states are final; every
+write by a worker names its attempt, so a stale attempt is refused.
 A call is a Transition (transitions.py: one per script, its KEYS and ARGV from named fields)
 run by Scripts.call. Scripts run by EVALSHA through redis-py's Script objects, which load the
 text again when Redis has forgotten it (a restart, a failover).
@@ -74,6 +74,7 @@ NAMES = (
     "explain_end",
     "alone",  # the end of a client's one-at-a-time work (JobStore.alone)
     "beat",  # a worker's heartbeat, or its withdrawal (workers.py)
+    "compose",  # a compose run's results, each stored once by its puzzle text
 )
 
 Arg = str | int | float

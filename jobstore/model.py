@@ -50,7 +50,8 @@ UNFINISHED = frozenset({State.QUEUED, State.RUNNING})
 
 
 class Mode(StrEnum):
-    """What a job computes: the first solution, every solution, or their number.
+    """What a job computes: the first solution, every solution, their number, or (compose)
+    every sum of words from a list with exactly K solutions (jobstore/compose.py).
 
     Everything that differs by mode derives from here: its queue, its task, its time limits
     (Settings.soft_limit), the API's and OpenAPI's list of modes, health and heartbeats.
@@ -59,6 +60,9 @@ class Mode(StrEnum):
     SOLVE = "solve"
     ENUMERATE = "enumerate"
     COUNT = "count"  # every solution counted, none stored: the enumeration's queue and limits
+    # Puzzles composed from a word list: the enumeration's queue and limits; its `puzzle` is
+    # the word list (space separated), its results are kept apart (jobstore/compose.py).
+    COMPOSE = "compose"
 
     @property
     def queue(self) -> str:

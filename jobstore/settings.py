@@ -26,6 +26,8 @@ ENV_NAMES: dict[str, str] = {
     "enumerate_hard_limit": "ALPHAMETIC_ENUMERATE_HARD_LIMIT",
     "max_stored_solutions": "ALPHAMETIC_MAX_STORED_SOLUTIONS",
     "max_attempts": "ALPHAMETIC_MAX_ATTEMPTS",
+    "max_compose_words": "ALPHAMETIC_MAX_COMPOSE_WORDS",
+    "max_compose_results": "ALPHAMETIC_MAX_COMPOSE_RESULTS",
     "lease_seconds": "ALPHAMETIC_LEASE_SECONDS",
     "heartbeat_interval": "ALPHAMETIC_HEARTBEAT_INTERVAL",
     "progress_interval": "ALPHAMETIC_PROGRESS_INTERVAL",
@@ -62,6 +64,8 @@ class Settings:
     enumerate_soft_limit: float = 1_800.0
     enumerate_hard_limit: float = 1_900.0
     max_stored_solutions: int = 1_000_000  # beyond this the job counts but stores no more
+    max_compose_words: int = 2_000  # distinct words a compose job's list may have
+    max_compose_results: int = 10_000  # a compose job stores this many results, then ends
     max_attempts: int = 3  # deliveries of one job before it is failed instead of re-run
     lease_seconds: float = 10.0  # a running job's lease; renewed with every progress write
     heartbeat_interval: float = 2.0  # how often a worker announces itself in Redis
@@ -128,6 +132,8 @@ class Settings:
                 raise ConfigError(f"{mode}: need 0 < soft limit ({soft}) < hard limit ({hard})")
         if self.ttl <= 0 or self.max_stored_solutions < 0 or self.max_attempts < 1:
             raise ConfigError("ttl must be > 0, max_stored_solutions >= 0, max_attempts >= 1")
+        if self.max_compose_words < 2 or self.max_compose_results < 1:
+            raise ConfigError("need max compose words >= 2 and max compose results >= 1")
         if self.max_queued_per_client < 0:
             raise ConfigError("ALPHAMETIC_MAX_QUEUED_PER_CLIENT must be >= 0 (0: no cap)")
         if self.shard_window < 1 or self.time_slice <= 0 or self.max_stored_per_client < 0:

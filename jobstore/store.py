@@ -16,7 +16,7 @@ from typing import Any
 
 import alphametic
 
-from . import shards, transitions
+from . import compose, shards, transitions
 from .admission import STORAGE_RETRY, StorageFull, Submission, TooManyJobs, admit
 from .connection import (
     UNREACHABLE,
@@ -72,6 +72,11 @@ class JobStore:
         """Check, parse and size a job request once (OptionsError or PuzzleError): what
         queue() takes. The edge (the API, the form) calls it, then queue()."""
         return admit(mode, puzzle, options, self.settings.small_search)
+
+    def admit_compose(self, words: object, options: object) -> Submission:
+        """Check a compose request's words and options once (OptionsError, WordsError or
+        PuzzleError for a base or policy): what queue() takes."""
+        return compose.admit_compose(words, options, self.settings.max_compose_words)
 
     def submit(
         self,
@@ -343,6 +348,13 @@ class JobStore:
         joined = joined[start : start + limit * width]
         items = [joined[i : i + width] for i in range(0, len(joined), width)]
         return letters, items, total, truncated == "1"
+
+    @guarded
+    def composed(
+        self, job_id: str, offset: int = 0, limit: int = 100
+    ) -> tuple[list[dict[str, Any]], int]:
+        """A page of a compose job's results in the order first stored, and how many."""
+        return compose.results(self.redis, self.keys, job_id, max(0, offset), max(1, limit))
 
     @guarded
     def grid(self, job_id: str) -> dict[str, list[int]] | None:

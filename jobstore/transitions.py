@@ -406,6 +406,31 @@ class Beat(Transition):
 
 
 @dataclass(frozen=True)
+class Compose(Transition):
+    """Store a compose run's new results, each once by its puzzle text: [status, stored]
+    (0 refused: the run no longer holds the job; 1 written; 2 one found no room: truncated)."""
+
+    script: ClassVar[str] = "compose"
+    at: Keys
+    job_id: str
+    claims: int
+    ttl: int
+    cap: int
+    found: Sequence[tuple[str, str]]  # (puzzle text, result as JSON)
+
+    def keys(self) -> list[str]:
+        return [
+            self.at.job(self.job_id),
+            self.at.composed(self.job_id),
+            self.at.composed_order(self.job_id),
+        ]
+
+    def argv(self) -> list[Arg]:
+        pairs = [part for pair in self.found for part in pair]
+        return [self.claims, self.ttl, self.cap, *pairs]
+
+
+@dataclass(frozen=True)
 class Reserve(Transition):
     """Reserve the memory a new enumeration may store, unless what Redis uses plus what the
     admitted ones may still store would pass the watermark: [1 | 0, bytes reserved before]."""

@@ -1,7 +1,8 @@
 """The job service's workers: the Celery app, its tasks, and the run of one attempt of a job.
 
 Rooms: celery_app.py (the Celery app and its settings) · tasks.py (one task per Mode) · run.py
-(one attempt's search: hook, batches, progress) · explain.py (working out a job's explanation)
+(one attempt's search: hook, batches, progress) · compose.py (one run of a compose job:
+results, progress in sets of addends, checkpoints) · explain.py (working out a job's explanation)
 · shards.py (deciding how to split a big enumeration, and running one shard) · heartbeat.py
 (bootsteps: heartbeats, and the job store's sweeps run from there) · canary.py (proof that
 the consumer still takes messages, else the worker stops) · holder.py (who holds a

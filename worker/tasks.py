@@ -32,6 +32,7 @@ from jobstore.transitions import Claimed
 from . import shards, stopping
 from .canary import CANARY_TASK
 from .celery_app import app, hard_limit
+from .compose import ComposeRun
 from .explain import TASK as EXPLAIN_TASK
 from .explain import run as run_explanation
 from .holder import holder_is_dead, holder_name
@@ -127,6 +128,8 @@ def run_claimed(handle: Handle, attempt: Attempt, job: Job, record: dict[str, st
     with stopping.handing_back():
         if job.parent:
             outcome = shards.run_shard(handle, attempt, job, record)
+        elif job.mode is Mode.COMPOSE:
+            outcome = ComposeRun(handle.settings, attempt, job, record).execute()
         elif job.mode is not Mode.SOLVE and shards.split(handle, attempt, job):
             outcome = Outcome.SHARDED  # its shards are on the queue now
         else:
@@ -200,6 +203,12 @@ def enumerate_job(self: Any, job_id: str) -> str:
 def count_job(self: Any, job_id: str) -> str:
     """Count every solution of the job's puzzle, storing none."""
     return execute(self, Mode.COUNT, job_id)
+
+
+@app.task(name=Mode.COMPOSE.task, bind=True, throws=(JobFailed,), base=JobTask)
+def compose_job(self: Any, job_id: str) -> str:
+    """Compose every sum of the job's words with exactly K solutions, storing each."""
+    return execute(self, Mode.COMPOSE, job_id)
 
 
 @app.task(name=CANARY_TASK, ignore_result=True)

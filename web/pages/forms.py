@@ -34,8 +34,13 @@ POLICIES = [
 
 
 def modes() -> list[tuple[str, str, str]]:
-    """(value, label, button label) of every mode the job store offers, in its order."""
-    labels = [(mode.value, MODE_LABELS.get(mode.value, (mode.value, mode.value))) for mode in Mode]
+    """(value, label, button label) of every mode of a puzzle the job store offers, in its
+    order (compose takes words, not a puzzle: its own form, web/pages/compose.py)."""
+    labels = [
+        (mode.value, MODE_LABELS.get(mode.value, (mode.value, mode.value)))
+        for mode in Mode
+        if mode is not Mode.COMPOSE
+    ]
     return [(value, str(label), str(button)) for value, (label, button) in labels]
 
 

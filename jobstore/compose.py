@@ -1,0 +1,172 @@
+"""A compose job: its word list and options admitted, and its results kept by puzzle text.
+
+A compose job's `puzzle` is its word list (the distinct words, folded as puzzles are, space
+separated) and its `letters` the letters they use; its results live apart from solutions
+(keys.composed: puzzle text -> the result as JSON, and their order), so a result found again
+after a resume (the engine's ranges restart at a set of addends) is stored once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import redis
+
+import alphametic
+from alphametic.compose import words_of
+
+from .admission import OptionsError, Submission
+from .keys import Keys
+from .model import Mode
+
+# Options of a compose job and their ranges (the CLI's: alphametic/cli/compose.py).
+ADDENDS = (1, 10)
+SOLUTIONS = (1, 1000)
+OPTION_NAMES = frozenset({"addends", "base", "leading_zeros", "solutions"})
+DEFAULTS: dict[str, Any] = {
+    "addends": 2,
+    "base": 10,
+    "leading_zeros": alphametic.LeadingZeros.MULTI_LETTER.value,
+    "solutions": 1,
+}
+
+
+class WordsFault(StrEnum):
+    """Every fault of a compose request's words and options, one stable code each (the web's
+    ProblemCode of the same value: web/errors/problems.py)."""
+
+    WORDS_NOT_A_LIST = "word_list_not_a_list"
+    TOO_FEW_WORDS = "too_few_words"
+    TOO_MANY_WORDS = "too_many_words"
+    BAD_WORD = "not_a_word"
+    ADDENDS_OUT_OF_RANGE = "addends_out_of_range"
+    SOLUTIONS_OUT_OF_RANGE = "solutions_out_of_range"
+
+
+class WordsError(OptionsError):
+    """A compose request's words or options are wrong: its code, field and values (the web
+    says it in the page's language from the code: web/errors/compose.py)."""
+
+    def __init__(self, code: WordsFault, field: str, message: str, **params: Any) -> None:
+        """Keep the code and the values its sentence needs."""
+        super().__init__(message, field)
+        self.code = code
+        self.params = params
+
+
+@dataclass(frozen=True)
+class WordList:
+    """A compose job's input as the store keeps it: its words, letters and options."""
+
+    words: tuple[str, ...]
+    settings: Mapping[str, Any]
+
+    @property
+    def text(self) -> str:
+        """The words, space separated: the job record's `puzzle`."""
+        return " ".join(self.words)
+
+    @property
+    def letters(self) -> tuple[str, ...]:
+        """Every letter the words use, sorted."""
+        return tuple(sorted(set("".join(self.words))))
+
+    def options(self) -> dict[str, Any]:
+        """The job's options, every one given (defaults filled in)."""
+        return dict(self.settings)
+
+
+def _integer_in(options: Mapping[str, Any], name: str, bounds: tuple[int, int]) -> int:
+    """An integer option within its bounds, or WordsError."""
+    value = options.get(name, DEFAULTS[name])
+    low, high = bounds
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        fault = WordsFault(f"{name}_out_of_range")
+        message = f"'options.{name}' must be a whole number from {low} to {high}."
+        raise WordsError(fault, f"options.{name}", message, low=low, high=high)
+    return value
+
+
+def check_words(words: object, most: int) -> tuple[str, ...]:
+    """The distinct words of a request (folded as puzzles are), or WordsError."""
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        message = "'words' must be a list of words (strings)."
+        raise WordsError(WordsFault.WORDS_NOT_A_LIST, "words", message)
+    for word in words:
+        # One word of letters on its own (words_of would split it at spaces, or drop it).
+        if len(word.split()) != 1 or len(words_of([word])) != 1:
+            message = f"Each word must be made of letters only, not {word!r}."
+            raise WordsError(WordsFault.BAD_WORD, "words", message, word=word)
+    distinct = words_of(words)
+    if len(distinct) < 2:
+        message = "Give at least two different words."
+        raise WordsError(WordsFault.TOO_FEW_WORDS, "words", message, low=2)
+    if len(distinct) > most:
+        message = f"Give at most {most} different words."
+        raise WordsError(WordsFault.TOO_MANY_WORDS, "words", message, cap=most)
+    return tuple(distinct)
+
+
+def check_compose_options(options: object) -> dict[str, Any]:
+    """A compose job's options with defaults filled in (OptionsError for their JSON shape,
+    WordsError for a count out of range, the engine's PuzzleError for a base or policy)."""
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):
+        raise OptionsError("'options' must be an object.")
+    unknown = sorted(str(k) for k in options if k not in OPTION_NAMES)
+    if unknown:
+        raise OptionsError(f"Unknown option(s): {', '.join(unknown)}.")
+    addends = _integer_in(options, "addends", ADDENDS)
+    solutions = _integer_in(options, "solutions", SOLUTIONS)
+    if "leading_zeros" in options and not isinstance(options["leading_zeros"], str):
+        raise OptionsError("'options.leading_zeros' must be a string.", "options.leading_zeros")
+    base, policy, _ = alphametic.check_options(
+        options.get("base", DEFAULTS["base"]),
+        options.get("leading_zeros", DEFAULTS["leading_zeros"]),
+        None,
+    )
+    return {"addends": addends, "base": base, "leading_zeros": policy.value, "solutions": solutions}
+
+
+def admit_compose(words: object, options: object, most: int) -> Submission:
+    """Check a compose request's words (at most `most` distinct ones) and options, once."""
+    checked = check_words(words, most)
+    word_list = WordList(checked, check_compose_options(options))
+    payload = json.dumps([Mode.COMPOSE.value, word_list.text, word_list.options()], sort_keys=True)
+    fingerprint = hashlib.sha256(payload.encode()).hexdigest()
+    # Never small: a run lists every set of addends (its band is BIG's, as a big enumeration).
+    return Submission(Mode.COMPOSE, word_list, fingerprint, False, None)
+
+
+def encode(text: str, solutions: list[dict[str, int]], difficulty: dict[str, Any] | None) -> str:
+    """One result as stored: its puzzle, its number of solutions, its solution when it has
+    only one, and its difficulty."""
+    body = {
+        "puzzle": text,
+        "solutions": len(solutions),
+        "solution": solutions[0] if len(solutions) == 1 else None,
+        "difficulty": difficulty,
+    }
+    return json.dumps(body, ensure_ascii=False, sort_keys=True)
+
+
+def results(
+    client: redis.Redis, keys: Keys, job_id: str, offset: int, limit: int
+) -> tuple[list[dict[str, Any]], int]:
+    """A page of a compose job's results in the order they were first stored, and how many
+    are stored."""
+    order = keys.composed_order(job_id)
+    with client.pipeline(transaction=True) as pipe:
+        pipe.lrange(order, offset, offset + limit - 1)
+        pipe.llen(order)
+        texts, total = pipe.execute()
+    if not texts:
+        return [], int(total)
+    bodies = client.hmget(keys.composed(job_id), texts)
+    return [json.loads(body) for body in bodies if body is not None], int(total)

@@ -1,0 +1,85 @@
+"""A compose job whose worker stops (warm shutdown) or dies (kill -9) mid-run resumes from its
+checkpoint on another worker and ends with exactly the results of an uninterrupted run, each
+stored once; a canceled one keeps what it found."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from jobstore import JobStore, Settings, State
+from tests.support.chaos import wait_until
+from tests.support.processes import wait_job
+from tests.support.words import composed_texts, long_words
+
+pytestmark = pytest.mark.slow
+
+
+def every_result(store: JobStore, job_id: str) -> list[str]:
+    """The puzzle texts of every result the job stored, in stored order."""
+    _, total = store.composed(job_id, 0, 1)
+    items, _ = store.composed(job_id, 0, max(total, 1))
+    return [item["puzzle"] for item in items]
+
+
+@pytest.mark.parametrize("how", ["warm shutdown", "kill -9"])
+def test_a_stopped_compose_job_resumes_with_the_same_results(
+    how: str,
+    fresh_settings: Callable[..., Settings],
+    worker_factory: Any,
+    store_factory: Any,
+) -> None:
+    settings = fresh_settings(lease_seconds=3.0)
+    store = store_factory(settings)
+    worker = worker_factory(settings, "enumerate")
+    words = long_words()
+    job = store.queue(store.admit_compose(list(words), {}))
+
+    def under_way() -> bool:
+        now = store.get(job.id)
+        return now is not None and now.state is State.RUNNING and now.solutions_found >= 5
+
+    wait_until(under_way, 60, "the compose job under way")
+    if how == "kill -9":
+        worker.kill()
+    else:
+        worker.terminate()
+    stopped = store.get(job.id)
+    assert stopped is not None and not stopped.done and 0 < stopped.progress < 1, stopped
+    worker_factory(settings, "enumerate")
+    seen = [stopped.progress]
+
+    def ended() -> bool:
+        now = store.get(job.id)
+        assert now is not None
+        seen.append(now.progress)
+        return bool(now.done)
+
+    wait_until(ended, 120, "the compose job ended", interval=0.05)
+    done = store.get(job.id)
+    assert done is not None and done.state is State.SUCCEEDED, done
+    assert min(seen) >= stopped.progress  # it resumed at its checkpoint, not from the start
+    if how == "kill -9":
+        assert done.attempt == 2  # a lost worker spends an attempt
+    stored = every_result(store, job.id)
+    assert len(stored) == len(set(stored)) == done.solutions_found  # none stored twice
+    assert set(stored) == composed_texts(words)
+
+
+def test_a_canceled_compose_job_keeps_its_results(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    settings = fresh_settings()
+    store = store_factory(settings)
+    worker_factory(settings, "enumerate")
+    words = long_words()
+    job = store.queue(store.admit_compose(list(words), {}))
+    wait_until(lambda: (store.get(job.id) or job).solutions_found >= 3, 60, "results stored")
+    store.cancel(job.id)
+    done = wait_job(store, job.id, timeout=30)
+    assert done.state is State.CANCELED and done.progress < 1
+    stored = every_result(store, job.id)
+    assert len(stored) == done.solutions_found >= 3
+    assert set(stored) <= composed_texts(words)

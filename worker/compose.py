@@ -1,0 +1,242 @@
+"""One run of a compose job: the engine's compose() from the job's checkpoint, its results
+stored as they come, progress in sets of addends done of all, and how the run ends.
+
+The checkpoint is Tally.position, the first set of addends the run has not looked at whole;
+every write stores the results found so far first, then the checkpoint, so a resumed run
+(a stopped or lost worker, a yield) starts at that set and loses no result. The results of
+that set found before the stop come again; the job store keeps each result once, by its
+puzzle text (jobstore/compose.py), and the job's `found` is what it stores. A run ends at the
+results cap too (truncated, reason "cap"), at its time limit, or canceled, keeping its results.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from celery.exceptions import SoftTimeLimitExceeded
+
+from alphametic.compose import Composed, Tally, compose, groups
+from alphametic.explain.walkthrough import explain
+from jobstore import Job, Settings, State
+from jobstore.attempt import Attempt
+from jobstore.compose import encode
+from jobstore.connection import UNREACHABLE
+from jobstore.lanes import misjudged as was_misjudged
+from jobstore.lanes import yielding_lanes
+from jobstore.model import TURNS
+from jobstore.transitions import Written
+
+from .run import (
+    CANCELED,
+    ENDS,
+    FAILED,
+    FINAL_WRITE_TRIES,
+    STALE,
+    STOPPED,
+    TIME_LIMIT,
+    YIELDED,
+    Outcome,
+)
+from .stopping import stop_requested
+
+log = logging.getLogger(__name__)
+
+# CPU seconds the explanation that rates a result may take (as `alphametic compose` does).
+RATE_SECONDS = 1.0
+TRUNCATED = 2  # compose.lua: a new result found no room under the cap
+
+
+class ComposeRun:
+    """One run of a compose job: results and progress written together, guarded by its claim."""
+
+    def __init__(self, settings: Settings, attempt: Attempt, job: Job, record: dict[str, str]):
+        self.settings = settings
+        self.attempt = attempt
+        self.job = job
+        self.words = job.puzzle.split()
+        self.options: dict[str, Any] = job.options
+        self.total = groups(self.words, int(self.options["addends"]))
+        attempt.yield_to_lanes_of(job.mode)
+        resumed = bool(record.get("cp"))
+        self.start = int(record["cp"]) if resumed else 0
+        self.tally = Tally(position=self.start)
+        self.searched_before = int(job.nodes) if resumed else 0
+        self.ran_before = float(record.get("ran") or 0) if resumed else 0.0
+        self.stored = job.solutions_found if resumed else 0
+        self.pending: list[tuple[str, str]] = []
+        self.outcome: Outcome | None = None
+        self.full = False  # the results cap is reached: the run ends succeeded, truncated
+        self.yield_to = 0
+        self.started = self.last_write = self.last_poll = time.monotonic()
+        budget = settings.search_budget(job.mode)
+        self.deadline = self.started + budget - self.ran_before
+
+    @property
+    def progress(self) -> float:
+        """Share of the sets of addends looked at whole."""
+        return self.tally.position / self.total if self.total else 1.0
+
+    def execute(self) -> Outcome:
+        """Compose to the end of the list or until told otherwise; return what happened."""
+        found = compose(
+            self.words,
+            addends=int(self.options["addends"]),
+            base=int(self.options["base"]),
+            leading_zeros=str(self.options["leading_zeros"]),
+            solutions=int(self.options["solutions"]),
+            tally=self.tally,
+            stop=self.check,
+            start=self.start,
+        )
+        try:
+            for composed in found:
+                self.pending.append(self.entry(composed))
+                if self.full:
+                    break
+        except SoftTimeLimitExceeded:
+            self.outcome = FAILED  # Celery's backstop to the deadline interrupted it
+        return self.finish()
+
+    def entry(self, composed: Composed) -> tuple[str, str]:
+        """A result as stored: its puzzle text, and its body with its difficulty."""
+        puzzle = composed.puzzle
+        difficulty = None
+        if len(composed.solutions) == 1:
+            rating = explain(puzzle, seconds=RATE_SECONDS).difficulty
+            difficulty = {"score": rating.score, "label": rating.label}
+        return puzzle.text, encode(puzzle.text, list(composed.solutions), difficulty)
+
+    def check(self) -> bool:
+        """Asked between candidates: the deadline, the stop signal, writes and the flags."""
+        now = time.monotonic()
+        if now >= self.deadline:
+            self.outcome = FAILED
+        elif stop_requested():
+            self.outcome = STOPPED
+        elif now - self.last_write >= self.settings.progress_interval:
+            self.write()
+        elif now - self.last_poll >= self.settings.cancel_poll_interval:
+            self.poll()
+        return self.outcome is not None or self.full
+
+    def poll(self) -> None:
+        """Read the cancel and stop flags and our claim (best-effort: Redis away, carry on)."""
+        self.last_poll = time.monotonic()
+        try:
+            mine, cancel, stop = self.attempt.poll()
+        except UNREACHABLE as error:
+            log.warning("job %s: cancel poll failed: %s", self.job.id, error)
+            return
+        if not mine:
+            self.outcome = STALE
+        elif cancel:
+            self.outcome = CANCELED
+        elif stop:
+            self.outcome = STOPPED
+
+    def fields(self, final: str) -> dict[str, str]:
+        """Progress fields of the record as they stand now, with the checkpoint."""
+        progress = 1.0 if final == State.SUCCEEDED and not self.full else self.progress
+        fields = {
+            "progress": repr(progress),
+            "nodes": str(self.searched_before + self.tally.searched),
+            "found": str(self.stored),
+            "ran": repr(round(self.ran_before + time.monotonic() - self.started, 3)),
+        }
+        if not final:
+            eta, limit_at = self.estimate(progress)
+            fields["eta"] = "" if eta is None else repr(round(eta, 3))
+            fields["limit_at"] = "" if limit_at is None else repr(limit_at)
+            fields["cp"] = str(self.tally.position)
+            # What the next claim sets back: exactly what this write shows.
+            fields.update({f"cp_{k}": fields[k] for k in ("progress", "nodes", "ran", "found")})
+        if final == State.FAILED:
+            fields["error"] = TIME_LIMIT
+        return fields
+
+    def estimate(self, progress: float) -> tuple[float | None, float | None]:
+        """(ETA in seconds at this run's pace, epoch time the time limit stops the job when
+        that comes first)."""
+        now = time.monotonic()
+        done = progress - self.start / max(self.total, 1)
+        if done <= 0 or now <= self.started:
+            return None, None
+        eta = (1.0 - progress) / (done / (now - self.started))
+        left = max(0.0, self.deadline - now)
+        if eta > left:
+            return left, time.time() + left
+        return eta, None
+
+    def write(self, final: str = "") -> bool:
+        """Store the pending results, then progress and the checkpoint; False when Redis
+        could not be reached (the results stay pending)."""
+        self.last_write = self.last_poll = time.monotonic()
+        elapsed = time.monotonic() - self.started
+        self.yield_to = yielding_lanes(self.job.lane, elapsed, self.settings.time_slice)
+        try:
+            if self.pending:
+                status, self.stored = self.attempt.store_composed(self.pending)
+                if status == 0:
+                    self.outcome = STALE
+                    return True
+                self.pending.clear()
+                self.full = self.full or status == TRUNCATED
+            if self.full and not final:
+                return True  # the run ends now: its final write follows
+            written = self.attempt.write(self.fields(final), {}, "", 0, final, self.yield_to)
+        except UNREACHABLE as error:
+            log.warning("job %s: write failed: %s", self.job.id, error)
+            return False
+        self.react(written)
+        return True
+
+    def react(self, status: Written) -> None:
+        """Act on what a write said: refused (stale), cancel, stop or yield."""
+        if status is Written.REFUSED:
+            self.outcome = STALE
+        elif status is Written.CANCEL and self.outcome in (None, STOPPED, YIELDED):
+            self.outcome = CANCELED
+        elif self.outcome is None and status is Written.STOP:
+            self.outcome = STOPPED
+        elif self.outcome is None and status is Written.YIELD:
+            self.outcome = YIELDED
+
+    def finish(self) -> Outcome:
+        """End the job, or hand it back with a checkpoint; a stale run writes nothing."""
+        if self.outcome == STALE:
+            return STALE
+        if self.outcome in (STOPPED, YIELDED):
+            return self.hand_back()
+        final = ENDS[self.outcome]
+        for try_number in range(FINAL_WRITE_TRIES):
+            if self.write(final=final.value):
+                return STALE if self.outcome == STALE else Outcome(final.value)
+            time.sleep(min(0.2 * 2**try_number, 5.0))
+        raise ConnectionError(f"job {self.job.id}: could not write the final state")
+
+    def hand_back(self) -> Outcome:
+        """Write the checkpoint, then put the job back: a stopping worker's to the front of
+        its lane, a yielding one's to the back of the turns lane."""
+        stopping = self.outcome == STOPPED
+        for try_number in range(FINAL_WRITE_TRIES):
+            if self.write():
+                break
+            time.sleep(min(0.2 * 2**try_number, 2.0))
+        else:
+            return STOPPED  # Redis away: the lease runs out and the sweep re-queues the job
+        if self.outcome in (STALE, CANCELED) or self.full:
+            return self.finish()
+        lane = self.job.lane if stopping else TURNS
+        reason = STOPPED if stopping else YIELDED
+        try:
+            if not self.attempt.put_back(
+                self.job.mode, lane, front=stopping, reason=reason, client=self.job.client,
+                misjudged=was_misjudged(self.job.lane, stopping),
+            ):  # fmt: skip
+                return STALE
+        except UNREACHABLE:
+            return STOPPED  # the lease runs out and the sweep re-queues it
+        log.info("job %s: %s at set %s of %s", self.job.id, reason, self.tally.position, self.total)
+        return reason
