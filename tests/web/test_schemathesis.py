@@ -28,6 +28,8 @@ RUNS = [
     ("/api/jobs/{job_id}", "DELETE", NEGATIVE),
     ("/api/jobs/{job_id}/solutions", "GET", POSITIVE),
     ("/api/jobs/{job_id}/solutions", "GET", NEGATIVE),
+    ("/api/jobs/{job_id}/results", "GET", POSITIVE),
+    ("/api/jobs/{job_id}/results", "GET", NEGATIVE),
     ("/api/jobs/{job_id}/grid", "GET", POSITIVE),
     ("/api/jobs/{job_id}/grid", "GET", NEGATIVE),
     ("/api/jobs/{job_id}/cancel", "POST", POSITIVE),

@@ -1,18 +1,23 @@
-"""Download a job's stored solutions as CSV or JSON Lines, streamed in flat memory.
+"""Download a job's stored solutions (a compose job's results) as CSV or JSON Lines, streamed
+in flat memory.
 
 The rows are read from the job store a chunk at a time (JobStore.compact pages through the
-compact strings) and written as they come, so a million solutions never sit in memory at once.
+compact strings, JobStore.composed through a compose job's results) and written as they come,
+so a million solutions never sit in memory at once.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Iterator
+from typing import Any
 
 from flask import Response
 
 from alphametic.render import digit_char
-from jobstore import Job, JobStore
+from jobstore import Job, JobStore, Mode
 from jobstore.model import CHUNK, DIGITS
 
 FORMATS = {"csv": "text/csv", "jsonl": "application/jsonl"}
@@ -76,8 +81,55 @@ def jsonl_lines(job: Job, job_store: JobStore) -> Iterator[str]:
     return _lines(job, job_store, "", "{{" + fields + "}}\n", VALUE)
 
 
+COMPOSED_COLUMNS = ("puzzle", "solutions", "solution", "difficulty_score", "difficulty_label")
+
+
+def composed_rows(job_store: JobStore, job_id: str) -> Iterator[dict[str, Any]]:
+    """Yield every result a compose job had stored when the export began, in stored order."""
+    _, end = job_store.composed(job_id, 0, 1)
+    for offset in range(0, end, CHUNK):
+        items, _ = job_store.composed(job_id, offset, min(CHUNK, end - offset))
+        yield from items
+
+
+def _csv_row(values: list[Any]) -> str:
+    """One CSV row (quoted where needed, CRLF ended)."""
+    out = io.StringIO()
+    csv.writer(out).writerow(values)
+    return out.getvalue()
+
+
+def composed_csv(job: Job, job_store: JobStore) -> Iterator[str]:
+    """A compose job's results as CSV: a comment line naming its options, a header, then one
+    row per result (its solution as letter=digit pairs when it has only one)."""
+    options = job.options
+    yield (
+        f"# compose; addends {options.get('addends')}; base {options.get('base')}; leading "
+        f"zeros {options.get('leading_zeros')}; solutions {options.get('solutions')}\r\n"
+    )
+    yield _csv_row(list(COMPOSED_COLUMNS))
+    for item in composed_rows(job_store, job.id):
+        solution = item.get("solution") or {}
+        difficulty = item.get("difficulty") or {}
+        pairs = " ".join(f"{letter}={digit_char(d)}" for letter, d in solution.items())
+        yield _csv_row(
+            [item["puzzle"], item["solutions"], pairs, difficulty.get("score", ""),
+             difficulty.get("label", "")]
+        )  # fmt: skip
+
+
+def composed_jsonl(job: Job, job_store: JobStore) -> Iterator[str]:
+    """A compose job's results as JSON Lines: one result object a line, as the API pages them."""
+    for item in composed_rows(job_store, job.id):
+        yield json.dumps(item, ensure_ascii=False) + "\n"
+
+
 def response(job_store: JobStore, job: Job, kind: str) -> Response:
     """The streamed download of a job's solutions in this format ("csv" or "jsonl")."""
-    lines = csv_lines(job, job_store) if kind == "csv" else jsonl_lines(job, job_store)
+    if job.mode is Mode.COMPOSE:
+        made = composed_csv if kind == "csv" else composed_jsonl
+        lines = made(job, job_store)
+    else:
+        lines = csv_lines(job, job_store) if kind == "csv" else jsonl_lines(job, job_store)
     headers = {"Content-Disposition": f'attachment; filename="alphametic-{job.id}.{kind}"'}
     return Response(lines, mimetype=FORMATS[kind], headers=headers)

@@ -9,10 +9,12 @@ from flask import Blueprint, Response, current_app, json, jsonify, request, url_
 from alphametic import PuzzleError
 from jobstore import Job, Mode, NotHeld, OptionsError, Submission, TooManyJobs
 from jobstore.admission import check_options
+from jobstore.compose import WordsError
 from web.api import estimates, export
 from web.bodies import check_json_depth, whole_number
+from web.errors import compose as compose_sayings
 from web.errors import puzzle as puzzle_sayings
-from web.errors.problems import ApiProblem
+from web.errors.problems import ApiProblem, ProblemCode
 from web.i18n import locale_tag
 from web.lookups import (
     QUEUE_FULL_RETRY,
@@ -31,7 +33,7 @@ from web.openapi.document import MAX_OFFSET, build_document
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
-JOB_FIELDS = {"puzzle", "mode", "options", "fresh"}
+JOB_FIELDS = {"puzzle", "mode", "options", "fresh", "words"}
 
 
 def _invalid(detail: str, field: str) -> ApiProblem:
@@ -40,7 +42,11 @@ def _invalid(detail: str, field: str) -> ApiProblem:
 
 
 def _option_problem(exc: OptionsError) -> ApiProblem:
-    """The 422 problem of a mode or options of the wrong JSON shape, naming its field."""
+    """The 422 problem of a mode or options of the wrong JSON shape, naming its field; a
+    compose request's words or counts with their code, in the request's language."""
+    if isinstance(exc, WordsError):
+        detail = compose_sayings.message(exc)
+        return ApiProblem(422, detail, slug=ProblemCode(exc.code).slug, field=exc.field)
     return ApiProblem(422, str(exc), slug="invalid-request", field=exc.field)
 
 
@@ -85,11 +91,29 @@ def admitted(body: dict[str, Any]) -> Submission:
     unknown = sorted(set(body) - JOB_FIELDS)
     if unknown:
         raise _invalid(f"Unknown field(s): {', '.join(unknown)}.", "body")
+    if body.get("mode") == Mode.COMPOSE.value:
+        return _admitted_compose(body)
+    if "words" in body:
+        raise _invalid("'words' goes with the mode 'compose' only.", "words")
     puzzle = body.get("puzzle")
     if not isinstance(puzzle, str):
         raise _invalid("'puzzle' is required and must be a string.", "puzzle")
     try:
         return store().admit(body.get("mode", Mode.SOLVE.value), puzzle, body.get("options"))
+    except OptionsError as exc:
+        raise _option_problem(exc) from exc
+    except PuzzleError as exc:
+        raise _puzzle_problem(exc) from exc
+
+
+def _admitted_compose(body: dict[str, Any]) -> Submission:
+    """A compose request's words and options checked once (422 otherwise)."""
+    if "puzzle" in body:
+        raise _invalid("A compose job takes 'words', not 'puzzle'.", "puzzle")
+    if "words" not in body:
+        raise _invalid("'words' is required: a list of words.", "words")
+    try:
+        return store().admit_compose(body["words"], body.get("options"))
     except OptionsError as exc:
         raise _option_problem(exc) from exc
     except PuzzleError as exc:
@@ -115,6 +139,8 @@ def job_body(job: Job) -> dict[str, Any]:
         "export": url_for("api.export_job", job_id=job.id, format="csv"),
         "page": url_for("pages.job_page", job_id=job.id),
     }
+    if job.mode is Mode.COMPOSE:
+        body["links"]["results"] = url_for("api.get_results", job_id=job.id)
     return body
 
 
@@ -238,6 +264,31 @@ def get_solutions(job_id: str) -> Response:
         body["next"] = url_for(
             "api.get_solutions", job_id=job.id, offset=offset + limit, limit=limit
         )
+    return jsonify(body)
+
+
+@bp.get("/jobs/<job_id>/results")
+def get_results(job_id: str) -> Response:
+    """Answer with one page of a compose job's results, in the order they were found."""
+    job = job_or_none(job_id) or _missing(job_id)
+    if job.mode is not Mode.COMPOSE:
+        detail = f"Job '{job_id}' is not a compose job: its solutions are at its solutions link."
+        raise ApiProblem(404, detail, slug="not-found", field="id")
+    offset = _int_arg("offset", 0, 0, MAX_OFFSET)
+    cap = int(current_app.config["MAX_PAGE_SIZE"])
+    limit = _int_arg("limit", min(100, cap), 1, cap)
+    items, total = store().composed(job.id, offset, limit)
+    body = {
+        "job": job.id,
+        "offset": offset,
+        "limit": limit,
+        "total": total,
+        "truncated": job.truncated,
+        "done": job.done,
+        "items": items,
+    }
+    if offset + limit < total:
+        body["next"] = url_for("api.get_results", job_id=job.id, offset=offset + limit, limit=limit)
     return jsonify(body)
 
 

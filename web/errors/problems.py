@@ -49,6 +49,13 @@ class ProblemCode(StrEnum):
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
     INVALID_REQUEST = "invalid_request"
     RATE_LIMITED = "rate_limited"
+    # A compose request's words and counts (jobstore.compose.WordsFault, same values).
+    WORD_LIST_NOT_A_LIST = "word_list_not_a_list"
+    TOO_FEW_WORDS = "too_few_words"
+    TOO_MANY_WORDS = "too_many_words"
+    NOT_A_WORD = "not_a_word"
+    ADDENDS_OUT_OF_RANGE = "addends_out_of_range"
+    SOLUTIONS_OUT_OF_RANGE = "solutions_out_of_range"
     TOO_MANY_JOBS = "too_many_jobs"
     TOO_MANY_WRONG_TOKENS = "too_many_wrong_tokens"
     BUSY = "busy"

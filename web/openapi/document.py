@@ -38,7 +38,7 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
         "/api/jobs": {
             "post": {
                 "operationId": "createJob",
-                "summary": "Queue a job that solves or enumerates a puzzle.",
+                "summary": "Queue a job that solves or enumerates a puzzle, or composes puzzles.",
                 "parameters": [wait],
                 "requestBody": {
                     "required": True,
@@ -116,6 +116,30 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                     "200": body("SolutionsPage", "A page of solutions."),
                     "422": problem("offset or limit out of range."),
                     **common,
+                },
+            },
+        },
+        "/api/jobs/{job_id}/results": {
+            "parameters": [JOB_ID],
+            "get": {
+                "operationId": "getResults",
+                "summary": "One page of a compose job's results found so far.",
+                "parameters": [
+                    {
+                        "name": "offset",
+                        "in": "query",
+                        "schema": {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET},
+                    },
+                    {
+                        "name": "limit",
+                        "in": "query",
+                        "schema": {"type": "integer", "minimum": 1, "maximum": max_page},
+                    },
+                ],
+                "responses": {
+                    "200": body("ResultsPage", "A page of results."),
+                    "422": problem("offset or limit out of range."),
+                    **{**common, "404": problem("No job with this id, or not a compose job.")},
                 },
             },
         },

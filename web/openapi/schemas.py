@@ -11,6 +11,8 @@ from typing import Any
 import alphametic
 from alphametic.explain.difficulty import LABELS
 from jobstore import Mode, State
+from jobstore.compose import ADDENDS as COMPOSE_ADDENDS
+from jobstore.compose import SOLUTIONS as COMPOSE_SOLUTIONS
 from web.openapi.puzzle import puzzle_schema
 from web.openapi.responses import ref
 
@@ -92,16 +94,35 @@ def schemas(max_page: int) -> dict[str, Any]:
                 "fixed": {
                     "type": "object",
                     "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 35},
-                    "description": "Letters whose digit is given in advance.",
+                    "description": "Letters whose digit is given in advance (not for compose).",
+                },
+                "addends": {
+                    "type": "integer",
+                    "minimum": COMPOSE_ADDENDS[0],
+                    "maximum": COMPOSE_ADDENDS[1],
+                    "description": "Compose only: words added in each sum (2 when not given).",
+                },
+                "solutions": {
+                    "type": "integer",
+                    "minimum": COMPOSE_SOLUTIONS[0],
+                    "maximum": COMPOSE_SOLUTIONS[1],
+                    "description": "Compose only: the number of solutions a sum must have (1 when "
+                    "not given).",
                 },
             },
         },
         "JobRequest": {
             "type": "object",
-            "required": ["puzzle"],
             "additionalProperties": False,
+            "description": "`puzzle` for every mode but compose, `words` for compose.",
             "properties": {
                 "puzzle": puzzle_schema(),
+                "words": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Compose only: the word list (each a word of letters; at "
+                    "least two different ones, at most the server's limit).",
+                },
                 "mode": {**ref("Mode"), "default": Mode.SOLVE.value},
                 "options": ref("Options"),
                 "fresh": {
@@ -135,7 +156,10 @@ def schemas(max_page: int) -> dict[str, Any]:
             "properties": {
                 "id": {"type": "string", "format": "uuid"},
                 "mode": ref("Mode"),
-                "puzzle": {"type": "string"},
+                "puzzle": {
+                    "type": "string",
+                    "description": "The puzzle; a compose job's words, space separated.",
+                },
                 "options": ref("Options"),
                 "state": ref("State"),
                 "created": {"type": "string", "format": "date-time"},
@@ -185,7 +209,9 @@ def schemas(max_page: int) -> dict[str, Any]:
                         "links": {
                             "type": "object",
                             "required": list(LINKS),
-                            "properties": {name: {"type": "string"} for name in LINKS},
+                            "properties": {
+                                name: {"type": "string"} for name in (*LINKS, "results")
+                            },
                         },
                     },
                 },
@@ -211,6 +237,47 @@ def schemas(max_page: int) -> dict[str, Any]:
                         "required": ["solution", "line"],
                         "properties": {"solution": ref("Solution"), "line": {"type": "string"}},
                     },
+                },
+            },
+        },
+        "ResultsPage": {
+            "type": "object",
+            "required": ["job", "offset", "limit", "total", "truncated", "done", "items"],
+            "description": "A page of a compose job's results, in the order they were found.",
+            "properties": {
+                "job": {"type": "string"},
+                "offset": {"type": "integer", "minimum": 0},
+                "limit": {"type": "integer", "minimum": 1, "maximum": max_page},
+                "total": {"type": "integer", "minimum": 0},
+                "truncated": {"type": "boolean", "description": "The results cap cut the run."},
+                "done": {"type": "boolean"},
+                "next": {"type": "string"},
+                "items": {"type": "array", "maxItems": max_page, "items": ref("Composed")},
+            },
+        },
+        "Composed": {
+            "type": "object",
+            "required": ["puzzle", "solutions", "solution", "difficulty"],
+            "properties": {
+                "puzzle": {"type": "string"},
+                "solutions": {"type": "integer", "minimum": 1},
+                "solution": {
+                    "oneOf": [ref("Solution"), {"type": "null"}],
+                    "description": "Its solution when it has only one.",
+                },
+                "difficulty": {
+                    "oneOf": [
+                        {
+                            "type": "object",
+                            "required": ["score", "label"],
+                            "properties": {
+                                "score": {"type": "integer", "minimum": 0},
+                                "label": {"type": "string", "enum": [name for name, _ in LABELS]},
+                            },
+                        },
+                        {"type": "null"},
+                    ],
+                    "description": "How hard it is to solve by reasoning (one solution only).",
                 },
             },
         },

@@ -1,0 +1,158 @@
+"""The compose job mode through the JSON API: real Redis, real workers, the API's result set
+against a brute force written apart from the engine (tests/support/words.py); validation;
+export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from jobstore import JobStore, Settings
+from tests.support.processes import wait_job
+from tests.support.web import assert_problem
+from tests.support.words import SMALL as WORDS
+from tests.support.words import brute
+
+
+def composed(client: FlaskClient, job_store: JobStore, body: dict[str, Any]) -> dict[str, Any]:
+    """POST a compose job, wait for its end, and return its status body."""
+    response = client.post("/api/jobs", json={"mode": "compose", **body})
+    assert response.status_code == 202, response.get_json()
+    job_id = response.get_json()["id"]
+    wait_job(job_store, job_id, timeout=60)
+    done: dict[str, Any] = client.get(f"/api/jobs/{job_id}").get_json()
+    return done
+
+
+def all_results(client: FlaskClient, job: dict[str, Any], limit: int = 3) -> list[Any]:
+    """Every result of a compose job, following the pages' `next` links."""
+    items: list[Any] = []
+    url: str | None = f"{job['links']['results']}?limit={limit}"
+    while url:
+        page = client.get(url).get_json()
+        items += page["items"]
+        url = page.get("next")
+    return items
+
+
+@pytest.mark.parametrize(
+    ("addends", "base", "policy", "wanted"),
+    [(2, 6, "multi-letter", 1), (2, 7, "every-word", 2), (3, 5, "multi-letter", 1)],
+)
+def test_the_api_composes_what_the_brute_force_finds(
+    client: FlaskClient,
+    job_store: JobStore,
+    web_workers: Any,
+    addends: int,
+    base: int,
+    policy: str,
+    wanted: int,
+) -> None:
+    options = {"addends": addends, "base": base, "leading_zeros": policy, "solutions": wanted}
+    job = composed(client, job_store, {"words": WORDS, "options": options})
+    assert job["state"] == "succeeded" and job["progress"] == 1.0, job
+    assert job["mode"] == "compose" and job["options"] == options
+    expected = brute(WORDS, addends, base, policy, wanted)
+    assert expected  # the case finds something, or it checks little
+    items = all_results(client, job)
+    assert {item["puzzle"] for item in items} == set(expected)
+    assert len(items) == len(expected) == job["solutions_found"]
+    for item in items:
+        assert item["solutions"] == wanted
+        if wanted == 1:
+            assert item["solution"] == expected[item["puzzle"]][0]
+            assert item["difficulty"]["label"] and item["difficulty"]["score"] >= 0
+        else:
+            assert item["solution"] is None and item["difficulty"] is None
+
+
+def test_results_export_as_csv_and_json_lines(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    options = {"base": 6}
+    job = composed(client, job_store, {"words": WORDS, "options": options})
+    expected = brute(WORDS, 2, 6, "multi-letter", 1)
+    lines = client.get(f"/api/jobs/{job['id']}/export?format=jsonl").get_data(as_text=True)
+    rows = [json.loads(line) for line in lines.splitlines()]
+    assert {row["puzzle"]: row["solution"] for row in rows} == {
+        text: found[0] for text, found in expected.items()
+    }
+    text = client.get(f"/api/jobs/{job['id']}/export?format=csv").get_data(as_text=True)
+    assert text.startswith("# compose; addends 2; base 6;")
+    table = list(csv.DictReader(io.StringIO(text.split("\r\n", 1)[1])))
+    assert {row["puzzle"] for row in table} == set(expected)
+    assert all(row["difficulty_label"] for row in table)
+
+
+AB = {"words": ["A", "B"]}
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "code"),
+    [
+        ({"words": "SEND MORE"}, "words", "word_list_not_a_list"),
+        ({"words": []}, "words", "too_few_words"),
+        ({"words": ["send", "SEND"]}, "words", "too_few_words"),
+        ({"words": ["SEND", "M0RE"]}, "words", "not_a_word"),
+        ({"words": ["SEND", "TWO WORDS"]}, "words", "not_a_word"),
+        ({**AB, "options": {"addends": 0}}, "options.addends", "addends_out_of_range"),
+        ({**AB, "options": {"addends": 11}}, "options.addends", "addends_out_of_range"),
+        ({"words": ["A", "B"], "options": {"solutions": 0}}, "options.solutions",
+         "solutions_out_of_range"),
+        ({"words": ["A", "B"], "options": {"solutions": True}}, "options.solutions",
+         "solutions_out_of_range"),
+        ({"words": ["A", "B"], "options": {"base": 37}}, "options.base", "base_out_of_range"),
+        ({"words": ["A", "B"], "options": {"fixed": {}}}, "options", "invalid_request"),
+        ({"words": ["A", "B"], "puzzle": "A = B"}, "puzzle", "invalid_request"),
+        ({}, "words", "invalid_request"),
+    ],
+)  # fmt: skip
+def test_a_bad_compose_request_is_a_422_naming_its_field(
+    client: FlaskClient, body: dict[str, Any], field: str, code: str
+) -> None:
+    problem = assert_problem(client.post("/api/jobs", json={"mode": "compose", **body}), 422)
+    assert (problem["field"], problem["code"]) == (field, code), problem
+
+
+def test_too_many_words_is_refused_at_the_settings_limit(
+    client: FlaskClient, web_settings: Settings
+) -> None:
+    most = web_settings.max_compose_words
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    words = ["W" + "".join(letters[i // 26**k % 26] for k in range(3)) for i in range(most + 1)]
+    problem = assert_problem(
+        client.post("/api/jobs", json={"mode": "compose", "words": words}), 422
+    )
+    assert (problem["field"], problem["code"]) == ("words", "too_many_words")
+    assert f"{most:,}" in problem["detail"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "says"),
+    [("en", "at least two"), ("ja", "2 つ以上"), ("th", "อย่างน้อย 2 คำ")],
+)
+def test_a_compose_problem_speaks_the_request_language(
+    client: FlaskClient, lang: str, says: str
+) -> None:
+    response = client.post(
+        "/api/jobs", json={"mode": "compose", "words": ["A"]}, headers={"Accept-Language": lang}
+    )
+    assert says in assert_problem(response, 422)["detail"]
+
+
+def test_words_go_with_compose_only(client: FlaskClient) -> None:
+    body = {"mode": "solve", "puzzle": "A + B = C", "words": ["A"]}
+    problem = assert_problem(client.post("/api/jobs", json=body), 422)
+    assert problem["field"] == "words"
+
+
+def test_a_solve_job_has_no_results(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    job_id = client.post("/api/jobs", json={"puzzle": "A + A = B"}).get_json()["id"]
+    assert_problem(client.get(f"/api/jobs/{job_id}/results"), 404)
