@@ -27,7 +27,7 @@ from web.errors.answers import register_errors
 from web.i18n import init_i18n
 from web.ops import health, metrics
 from web.ops.logs import init_logging
-from web.pages import views
+from web.pages import compose, views
 from web.security import init_security
 
 
@@ -55,6 +55,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(jobs.bp)
     app.register_blueprint(explain.bp)
     app.register_blueprint(views.bp)
+    app.register_blueprint(compose.bp)
     app.register_blueprint(health.bp)
     app.register_blueprint(metrics.bp)
     init_admin(app)

@@ -156,3 +156,11 @@ def test_a_solve_job_has_no_results(
 ) -> None:
     job_id = client.post("/api/jobs", json={"puzzle": "A + A = B"}).get_json()["id"]
     assert_problem(client.get(f"/api/jobs/{job_id}/results"), 404)
+
+
+def test_a_compose_job_has_no_explanation_of_its_own(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    job = composed(client, job_store, {"words": ["AB", "BA", "CC"], "options": {"base": 6}})
+    problem = assert_problem(client.get(f"/api/jobs/{job['id']}/explain"), 404)
+    assert problem["field"] == "id" and "own explanation" in problem["detail"]

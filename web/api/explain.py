@@ -19,7 +19,7 @@ from flask import Blueprint, Response, g, jsonify, url_for
 from alphametic.explain.languages import TABLES
 from alphametic.explain.text import ENGLISH, render
 from alphametic.explain.walkthrough import Explanation
-from jobstore import Job, RateLimited, Unavailable, explanations
+from jobstore import Job, Mode, RateLimited, Unavailable, explanations
 from jobstore.explanations import Asked
 from web.api.jobs import wait_arg
 from web.errors.problems import ApiProblem
@@ -105,6 +105,9 @@ def explain_job(job_id: str) -> Response:
     202 with Retry-After while a worker works it out (?wait= holds the answer until then)."""
     wait = wait_arg()
     job = job_or_none(job_id)
+    if job is not None and job.mode is Mode.COMPOSE:
+        detail = f"Job '{job_id}' composes puzzles: each of its results has its own explanation."
+        raise ApiProblem(404, detail, slug="not-found", field="id")
     asked = ask(job, wait) if job is not None else Asked("gone")
     if job is None or asked.status == "gone":
         raise ApiProblem(

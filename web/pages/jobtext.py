@@ -172,3 +172,34 @@ def js_strings(limit: float) -> dict[str, Any]:
         "stopped_limit": _("Stopped at its time limit."),
         "stopped": _("Stopped by an error."),
     }
+
+
+def compose_status_line(job: Job, info: dict[str, Any]) -> str:
+    """One sentence on where a compose job is: its share of the sets of words done, and the
+    puzzles it found."""
+    n = job.solutions_found
+    if job.state is State.QUEUED:
+        return queue_text(info)
+    if job.state is State.RUNNING:
+        return ngettext(
+            "Composing: %(percent)s done, %(count)s puzzle found so far.",
+            "Composing: %(percent)s done, %(count)s puzzles found so far.",
+            n,
+            percent=percent(job.progress),
+            count=number(n),
+        )
+    if job.state is State.SUCCEEDED and job.truncated:
+        return _("Stopped at the cap of %(count)s puzzles.", count=number(n))
+    if job.state is State.SUCCEEDED:
+        return ngettext(
+            "Finished: %(count)s puzzle found.", "Finished: %(count)s puzzles found.", n,
+            count=number(n),
+        )  # fmt: skip
+    if job.state is State.CANCELED:
+        return ngettext(
+            "Canceled after %(count)s puzzle found.",
+            "Canceled after %(count)s puzzles found.",
+            n,
+            count=number(n),
+        )
+    return status_line(job, info)

@@ -38,7 +38,7 @@ from web.lookups import (
     storage_left,
     store,
 )
-from web.pages import forms, jobtext
+from web.pages import compose, forms, jobtext
 from web.security import check_csrf
 
 bp = Blueprint("pages", __name__)
@@ -227,6 +227,8 @@ def job_page(job_id: str) -> Any:
     job = job_or_none(job_id)
     if job is None:
         abort(404, description="No job with this id (it may have expired).")
+    if job.mode is Mode.COMPOSE:
+        return compose.job_page(job)  # its results, not solutions
     total = page.total if page else 0
     page_no, last, offset = pager(total, asked, PAGE_SIZE)
     if page is not None and offset != page.offset:  # asked past the end: show the last page

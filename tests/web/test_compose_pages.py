@@ -1,0 +1,72 @@
+"""The compose pages through Flask's test client, against a real Redis and real workers: the
+form's errors under their fields in the page's language, and a job page listing what the API
+lists, each puzzle with its link to solve it."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from flask.testing import FlaskClient
+
+from jobstore import JobStore
+from tests.support.processes import wait_job
+from tests.support.web import token
+from tests.support.words import SMALL, brute
+
+
+def post_form(client: FlaskClient, **fields: str) -> Any:
+    """Send the compose form as a browser does (with its CSRF token)."""
+    return client.post("/compose", data={"csrf_token": token(client), **fields})
+
+
+def test_the_form_page_is_there_and_linked_from_the_puzzle_form(client: FlaskClient) -> None:
+    assert 'href="/compose"' in client.get("/").get_data(as_text=True)
+    page = client.get("/compose?words=SEND%0AMORE&addends=3").get_data(as_text=True)
+    assert 'id="compose-form"' in page and "SEND\nMORE</textarea>" in page
+    assert 'name="addends" min="1" max="10" value="3"' in page
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "lang", "says"),
+    [
+        ({"words": "SEND"}, "words", "en", "at least two different words"),
+        ({"words": "SEND M0RE"}, "words", "en", "letters only"),
+        ({"words": "A B", "addends": "0"}, "addends", "en", "from 1 to 10"),
+        ({"words": "A B", "addends": "two"}, "addends", "ja", "1 から 10"),
+        ({"words": "A B", "solutions": "0"}, "solutions", "th", "ตั้งแต่ 1 ถึง 1000"),
+        ({"words": "A B", "base": "99"}, "base", "en", "from 2 to 36"),
+    ],
+)
+def test_a_bad_form_shows_its_error_under_its_field(
+    client: FlaskClient, fields: dict[str, str], field: str, lang: str, says: str
+) -> None:
+    client.get(f"/compose?lang={lang}")
+    response = post_form(client, **fields)
+    assert response.status_code == 422
+    found = re.search(
+        rf'id="{field}-error" role="alert">(.*?)</p>', response.get_data(as_text=True)
+    )
+    assert found and says in unescape(found.group(1)), found
+
+
+def test_the_job_page_lists_the_puzzles_found_with_links_to_solve_them(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    response = post_form(client, words="\n".join(SMALL), base="6", leading_zeros="multi-letter")
+    assert response.status_code == 303
+    job_id = response.headers["Location"].rsplit("/", 1)[1]
+    wait_job(job_store, job_id, timeout=60)
+    page = client.get(f"/jobs/{job_id}?lang=ja").get_data(as_text=True)
+    expected = brute(SMALL, 2, 6, "multi-letter", 1)
+    shown = re.findall(r'<code class="puzzle">([^<]*)</code>', page)
+    assert set(shown) == set(expected)
+    links = re.findall(r'<a class="solve" href="([^"]*)"', page)
+    asked = [parse_qs(urlparse(unescape(link)).query) for link in links]
+    assert {q["puzzle"][0] for q in asked} == set(expected)
+    assert all(q["mode"] == ["solve"] and q["base"] == ["6"] for q in asked)
+    assert "難易度" in page  # each difficulty in the page's language
+    assert 'http-equiv="refresh"' not in page  # it has ended: no more refreshing

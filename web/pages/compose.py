@@ -1,0 +1,164 @@
+"""The compose pages: the form (paste words, choose the options) and a compose job's page,
+listing the puzzles found as they come, each with a link to solve it as a job of its own."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from flask import Blueprint, current_app, redirect, render_template, request, url_for
+
+import alphametic
+from alphametic import PuzzleError
+from alphametic.explain.languages import TABLES
+from alphametic.explain.text import ENGLISH, render
+from jobstore import Job, OptionsError, TooManyJobs
+from jobstore.compose import DEFAULTS, WordsError
+from web.bodies import whole_number
+from web.errors import compose as compose_sayings
+from web.i18n import locale_tag
+from web.lookups import QUEUE_FULL_RETRY, charged, pager, queue, store
+from web.pages import forms, jobtext
+from web.security import check_csrf
+
+bp = Blueprint("compose", __name__)
+bp.before_request(check_csrf)
+
+PAGE_SIZE = 50
+MAX_PAGE = 10**9
+DEFAULT_FORM = {
+    "words": "",
+    "addends": str(DEFAULTS["addends"]),
+    "solutions": str(DEFAULTS["solutions"]),
+    "base": str(DEFAULTS["base"]),
+    "leading_zeros": str(DEFAULTS["leading_zeros"]),
+}
+
+
+def form_values(source: Any) -> dict[str, str]:
+    """Read the form's fields (or a query prefill) with defaults, as the user typed them."""
+    return {key: str(source.get(key, default))[:200_000] for key, default in DEFAULT_FORM.items()}
+
+
+def words_typed(text: str) -> list[str]:
+    """The words of the text box: one or more a line; a line starting with # is a comment."""
+    lines = (line for line in text.splitlines() if not line.strip().startswith("#"))
+    return [word for line in lines for word in line.split()]
+
+
+def _number(typed: str) -> int | str:
+    """A whole number typed into a field, or the text itself (refused as out of range)."""
+    value = whole_number(typed.strip())
+    return typed if value is None else value
+
+
+def _show_form(values: dict[str, str], errors: dict[str, str], status: int = 422) -> Any:
+    """Render the compose form; 422 (or status) when it is re-shown because of errors."""
+    settings = current_app.extensions["alphametic.settings"]
+    page = render_template(
+        "compose.html",
+        form=values,
+        errors=errors,
+        policies=forms.POLICIES,
+        most=settings.max_compose_words,
+    )
+    return (page, status) if errors else page
+
+
+@bp.get("/compose")
+def compose_form() -> Any:
+    """Show the compose form, prefilled from the query string if given."""
+    return _show_form(form_values(request.args), {})
+
+
+@bp.post("/compose")
+@charged
+def create_compose_job() -> Any:
+    """Queue a compose job from the form and go to its page, or re-show the form's errors."""
+    values = form_values(request.form)
+    options = {
+        "addends": _number(values["addends"]),
+        "solutions": _number(values["solutions"]),
+        "base": _number(values["base"]),
+        "leading_zeros": values["leading_zeros"],
+    }
+    try:
+        submission = store().admit_compose(words_typed(values["words"]), options)
+    except WordsError as exc:
+        return _show_form(values, {exc.field.split(".")[-1]: compose_sayings.message(exc)})
+    except (OptionsError, PuzzleError) as exc:
+        return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
+    try:
+        job = queue(submission)
+    except TooManyJobs as exc:
+        page, status = _show_form(values, {"queue": forms.queue_message(exc.cap)}, 429)
+        return page, status, {"Retry-After": str(QUEUE_FULL_RETRY)}
+    return redirect(url_for("pages.job_page", job_id=job.id), code=303)
+
+
+def solve_link(job: Job, text: str) -> str:
+    """The puzzle form filled in with a result, to solve it as a job of its own."""
+    query = {
+        "puzzle": text,
+        "mode": "solve",
+        "base": job.options.get("base", 10),
+        "leading_zeros": job.options.get("leading_zeros", "multi-letter"),
+    }
+    return url_for("pages.index") + "?" + urlencode(query)
+
+
+def result_rows(job: Job, items: list[dict[str, Any]], offset: int) -> list[dict[str, Any]]:
+    """The results of one page as the table shows them: number, puzzle, its solution drawn on
+    one line (one solution only), its difficulty in the page's language, its solve link."""
+    table = TABLES.get(locale_tag(), ENGLISH)
+    base = int(job.options.get("base", 10))
+    policy = str(job.options.get("leading_zeros", "multi-letter"))
+    rows = []
+    for number, item in enumerate(items, offset + 1):
+        line = ""
+        if item.get("solution"):
+            puzzle = alphametic.parse(item["puzzle"], base=base, leading_zeros=policy)
+            line = alphametic.render_line(puzzle, item["solution"]).split(" | ", 1)[-1]
+        rating = item.get("difficulty")
+        said = render("difficulty", rating, table, base) if rating else ""
+        rows.append(
+            {"number": number, "puzzle": item["puzzle"], "line": line, "difficulty": said,
+             "label": rating["label"] if rating else "", "solve": solve_link(job, item["puzzle"])}
+        )  # fmt: skip
+    return rows
+
+
+def job_page(job: Job) -> str:
+    """A compose job's page: state, progress, counters and one page of its results."""
+    asked = min(MAX_PAGE, max(1, request.args.get("page", 1, type=int) or 1))
+    _, total = store().composed(job.id, 0, 1)
+    page_no, last, offset = pager(total, asked, PAGE_SIZE)
+    items, _ = store().composed(job.id, offset, PAGE_SIZE) if total else ([], 0)
+    info = job.to_dict()
+    settings = current_app.extensions["alphametic.settings"]
+    return render_template(
+        "compose_job.html",
+        job=job,
+        info=info,
+        words=job.puzzle.split(),
+        state_label=jobtext.state_labels()[job.state.value],
+        policy_label=forms.policy_label(str(job.options.get("leading_zeros", "multi-letter"))),
+        status_line=jobtext.compose_status_line(job, info),
+        eta_text=jobtext.eta_text(job, info, settings.soft_limit(job.mode)),
+        rows=result_rows(job, items, offset),
+        total=total,
+        page_no=page_no,
+        last_page=last,
+    )
+
+
+def again_link(job: Job) -> str:
+    """The compose form filled in with the job's words and options ("Edit and resubmit")."""
+    values = {**{k: str(v) for k, v in job.options.items()}, "words": "\n".join(job.puzzle.split())}
+    return url_for("compose.compose_form") + "?" + urlencode(values)
+
+
+@bp.app_template_global("compose_again")
+def _compose_again(job: Job) -> str:
+    """again_link for the templates."""
+    return again_link(job)
