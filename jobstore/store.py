@@ -446,6 +446,8 @@ class JobStore:
         outcome = str(self.scripts.call(delete))
         if outcome == "forbidden":
             raise NotHeld(self.keys.job(job_id))
+        if outcome == Deleted.DELETED:  # a compose job's results go too (none for others)
+            self.redis.delete(self.keys.composed(job_id), self.keys.composed_order(job_id))
         return Deleted(outcome)
 
     @guarded

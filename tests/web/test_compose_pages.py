@@ -5,6 +5,7 @@ lists, each puzzle with its link to solve it."""
 from __future__ import annotations
 
 import re
+import uuid
 from html import unescape
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -14,7 +15,7 @@ from flask.testing import FlaskClient
 
 from jobstore import JobStore
 from tests.support.processes import wait_job
-from tests.support.web import token
+from tests.support.web import assert_problem, make_app, token
 from tests.support.words import SMALL, brute
 
 
@@ -70,3 +71,27 @@ def test_the_job_page_lists_the_puzzles_found_with_links_to_solve_them(
     assert all(q["mode"] == ["solve"] and q["base"] == ["6"] for q in asked)
     assert "難易度" in page  # each difficulty in the page's language
     assert 'http-equiv="refresh"' not in page  # it has ended: no more refreshing
+
+
+def test_compose_requests_count_against_the_rate_like_others(web_settings: Any) -> None:
+    isolated = web_settings.replace(key_prefix=f"ratelimit-{uuid.uuid4().hex[:8]}")
+    client = make_app(isolated, RATE_LIMIT="2/minute").test_client()
+    bad = {"mode": "compose", "words": ["ONE"]}  # refused: counts, queues nothing
+    assert client.post("/api/jobs", json=bad).status_code == 422
+    assert client.post("/api/jobs", json={**bad, "words": ["A", "B"]}).status_code == 202
+    assert_problem(client.post("/api/jobs", json=bad), 429)
+    form = post_form(client, words="SEND MORE MONEY")
+    assert form.status_code == 429 and int(form.headers["Retry-After"]) >= 1
+    page = form.get_data(as_text=True)
+    assert "SEND MORE MONEY</textarea>" in page and 'id="queue-error"' in page
+
+
+def test_deleting_a_compose_job_removes_its_results(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    response = client.post("/api/jobs", json={"mode": "compose", "words": SMALL, "fresh": True})
+    job_id = response.get_json()["id"]
+    wait_job(job_store, job_id, timeout=60)
+    assert client.get(f"/api/jobs/{job_id}/results").get_json()["total"] > 0
+    assert client.delete(f"/api/jobs/{job_id}").status_code == 200
+    assert client.get(f"/api/jobs/{job_id}/results").get_json()["total"] == 0

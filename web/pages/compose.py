@@ -12,7 +12,7 @@ import alphametic
 from alphametic import PuzzleError
 from alphametic.explain.languages import TABLES
 from alphametic.explain.text import ENGLISH, render
-from jobstore import Job, OptionsError, TooManyJobs
+from jobstore import Job, OptionsError, RateLimited, TooManyJobs
 from jobstore.compose import DEFAULTS, WordsError
 from web.bodies import whole_number
 from web.errors import compose as compose_sayings
@@ -94,6 +94,13 @@ def create_compose_job() -> Any:
         page, status = _show_form(values, {"queue": forms.queue_message(exc.cap)}, 429)
         return page, status, {"Retry-After": str(QUEUE_FULL_RETRY)}
     return redirect(url_for("pages.job_page", job_id=job.id), code=303)
+
+
+@bp.errorhandler(RateLimited)
+def rate_limited(exc: RateLimited) -> Any:
+    """Over the client's rate: the compose form again as it was typed, the reason under it."""
+    page, status = _show_form(form_values(request.form), {"queue": forms.rate_message()}, 429)
+    return page, status, {"Retry-After": str(exc.retry_after)}
 
 
 def solve_link(job: Job, text: str) -> str:
