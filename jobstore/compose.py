@@ -22,7 +22,8 @@ from alphametic.compose import words_of
 
 from .admission import OptionsError, Submission
 from .keys import Keys
-from .model import Mode
+from .model import TERMINAL, Mode, State
+from .shards import shard_id
 
 # Options of a compose job and their ranges (the CLI's: alphametic/cli/compose.py).
 ADDENDS = (1, 10)
@@ -160,13 +161,38 @@ def results(
     client: redis.Redis, keys: Keys, job_id: str, offset: int, limit: int
 ) -> tuple[list[dict[str, Any]], int]:
     """A page of a compose job's results in the order they were first stored, and how many
-    are stored."""
-    order = keys.composed_order(job_id)
-    with client.pipeline(transaction=True) as pipe:
-        pipe.lrange(order, offset, offset + limit - 1)
-        pipe.llen(order)
-        texts, total = pipe.execute()
-    if not texts:
-        return [], int(total)
-    bodies = client.hmget(keys.composed(job_id), texts)
-    return [json.loads(body) for body in bodies if body is not None], int(total)
+    are stored (a sharded job's: its shards' in order, as far as known; see _visible)."""
+    parts, state = client.hmget(keys.job(job_id), "shards", "state")
+    ids = [shard_id(job_id, i) for i in range(int(parts or 0))] or [job_id]
+    counts = _visible(client, keys, ids, state in TERMINAL) if parts else None
+    if counts is None:
+        counts = [int(client.llen(keys.composed_order(job_id)))]
+    total, end = sum(counts), offset + limit
+    found: list[dict[str, Any]] = []
+    start_of_part = 0
+    for part, count in zip(ids, counts, strict=True):
+        lo, hi = max(offset, start_of_part), min(end, start_of_part + count)
+        if lo < hi:
+            order = keys.composed_order(part)
+            texts = client.lrange(order, lo - start_of_part, hi - start_of_part - 1)
+            bodies = client.hmget(keys.composed(part), texts) if texts else []
+            found += [json.loads(body) for body in bodies if body is not None]
+        start_of_part += count
+    return found, total
+
+
+def _visible(client: redis.Redis, keys: Keys, ids: list[str], done: bool) -> list[int]:
+    """Results of each shard that belong to the job's list as known so far: while it runs,
+    every shard up to the first one not succeeded, and what that one stored (so the list only
+    grows at its end and a page once read stays as it was); once ended, every shard's."""
+    with client.pipeline(transaction=False) as pipe:
+        for part in ids:
+            pipe.hget(keys.job(part), "state")
+            pipe.llen(keys.composed_order(part))
+        replies = pipe.execute()
+    counts: list[int] = []
+    for state, count in zip(replies[::2], replies[1::2], strict=True):
+        counts.append(int(count))
+        if not done and state != State.SUCCEEDED.value:
+            break
+    return counts + [0] * (len(ids) - len(counts))

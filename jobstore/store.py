@@ -447,7 +447,9 @@ class JobStore:
         if outcome == "forbidden":
             raise NotHeld(self.keys.job(job_id))
         if outcome == Deleted.DELETED:  # a compose job's results go too (none for others)
-            self.redis.delete(self.keys.composed(job_id), self.keys.composed_order(job_id))
+            parts = [job_id, *ids]
+            self.redis.delete(*[self.keys.composed(p) for p in parts])
+            self.redis.delete(*[self.keys.composed_order(p) for p in parts])
         return Deleted(outcome)
 
     @guarded

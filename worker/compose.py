@@ -7,11 +7,17 @@ every write stores the results found so far first, then the checkpoint, so a res
 that set found before the stop come again; the job store keeps each result once, by its
 puzzle text (jobstore/compose.py), and the job's `found` is what it stores. A run ends at the
 results cap too (truncated, reason "cap"), at its time limit, or canceled, keeping its results.
+
+A list whose candidates would take more than about the shard threshold's second is split into
+shards (jobstore/shards.py: written, sent a few at a time, settled and read as one job), each
+the range of sets of addends in its `prefix` (start, end); the job's results are its shards'
+in order, the order of one whole run, and its time limit counts all their search.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
 from typing import Any
 
@@ -19,10 +25,12 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from alphametic.compose import Composed, Tally, compose, groups
 from alphametic.explain.walkthrough import explain
-from jobstore import Job, Settings, State
+from alphametic.search import NODES_PER_SECOND
+from jobstore import Job, Settings, State, shards
 from jobstore.attempt import Attempt
 from jobstore.compose import encode
 from jobstore.connection import UNREACHABLE
+from jobstore.handle import Handle
 from jobstore.lanes import misjudged as was_misjudged
 from jobstore.lanes import yielding_lanes
 from jobstore.model import TURNS
@@ -46,6 +54,11 @@ log = logging.getLogger(__name__)
 # CPU seconds the explanation that rates a result may take (as `alphametic compose` does).
 RATE_SECONDS = 1.0
 TRUNCATED = 2  # compose.lua: a new result found no room under the cap
+# Candidates (searched or pruned) a worker goes through per second, about (the native core on
+# a 63-word list; the pure-Python engine is slower, so its jobs split no later): what a
+# list's size is weighed by against the shard threshold (reference nodes).
+CANDIDATES_PER_SECOND = 15_000.0
+HANDED_BACK = (STOPPED, YIELDED, STALE)
 
 
 class ComposeRun:
@@ -58,9 +71,11 @@ class ComposeRun:
         self.words = job.puzzle.split()
         self.options: dict[str, Any] = job.options
         self.total = groups(self.words, int(self.options["addends"]))
+        # A shard's range of the sets of addends (its prefix), else every one of them.
+        self.first, self.end = (job.prefix[0], job.prefix[1]) if job.parent else (0, self.total)
         attempt.yield_to_lanes_of(job.mode)
         resumed = bool(record.get("cp"))
-        self.start = int(record["cp"]) if resumed else 0
+        self.start = int(record["cp"]) if resumed else self.first
         self.tally = Tally(position=self.start)
         self.searched_before = int(job.nodes) if resumed else 0
         self.ran_before = float(record.get("ran") or 0) if resumed else 0.0
@@ -73,10 +88,17 @@ class ComposeRun:
         budget = settings.search_budget(job.mode)
         self.deadline = self.started + budget - self.ran_before
 
+    def limit_by(self, job_ran: float) -> None:
+        """A shard's limit: what its whole job has left of its search budget, all shards'
+        search counted (the parent's `ran`, which each shard's progress write adds to)."""
+        budget = self.settings.search_budget(self.job.mode, sharded=True)
+        self.deadline = time.monotonic() + budget - job_ran
+
     @property
     def progress(self) -> float:
-        """Share of the sets of addends looked at whole."""
-        return self.tally.position / self.total if self.total else 1.0
+        """Share of the sets of addends (a shard: of its range) looked at whole."""
+        span = self.end - self.first
+        return (self.tally.position - self.first) / span if span > 0 else 1.0
 
     def execute(self) -> Outcome:
         """Compose to the end of the list or until told otherwise; return what happened."""
@@ -89,6 +111,7 @@ class ComposeRun:
             tally=self.tally,
             stop=self.check,
             start=self.start,
+            end=self.end,
         )
         try:
             for composed in found:
@@ -142,7 +165,9 @@ class ComposeRun:
         fields = {
             "progress": repr(progress),
             "nodes": str(self.searched_before + self.tally.searched),
-            "found": str(self.stored),
+            # One found past the cap counts: found > stored says the list was cut (as an
+            # enumeration's does; finish.lua reads a sharded job's cut from it).
+            "found": str(self.stored + (1 if self.full else 0)),
             "ran": repr(round(self.ran_before + time.monotonic() - self.started, 3)),
         }
         if not final:
@@ -160,7 +185,8 @@ class ComposeRun:
         """(ETA in seconds at this run's pace, epoch time the time limit stops the job when
         that comes first)."""
         now = time.monotonic()
-        done = progress - self.start / max(self.total, 1)
+        span = max(self.end - self.first, 1)
+        done = progress - (self.start - self.first) / span
         if done <= 0 or now <= self.started:
             return None, None
         eta = (1.0 - progress) / (done / (now - self.started))
@@ -186,6 +212,8 @@ class ComposeRun:
             if self.full and not final:
                 return True  # the run ends now: its final write follows
             written = self.attempt.write(self.fields(final), {}, "", 0, final, self.yield_to)
+            if self.attempt.job_ran is not None:  # a shard: its job's search so far
+                self.limit_by(self.attempt.job_ran)
         except UNREACHABLE as error:
             log.warning("job %s: write failed: %s", self.job.id, error)
             return False
@@ -240,3 +268,43 @@ class ComposeRun:
             return STOPPED  # the lease runs out and the sweep re-queues it
         log.info("job %s: %s at set %s of %s", self.job.id, reason, self.tally.position, self.total)
         return reason
+
+
+def plan(settings: Settings, words: list[str], addends: int) -> list[tuple[tuple[int, ...], float]]:
+    """The shards ((start, end) of the sets of addends, share) of a big list, or [] when it
+    should run whole: about shard_count of them, none much below a quarter of the threshold's
+    work (each costs a task hand-off), equal in sets (each set has about as many candidates)."""
+    total = groups(words, addends)
+    nodes = total * len(words) / CANDIDATES_PER_SECOND * NODES_PER_SECOND
+    if settings.shard_threshold <= 0 or nodes < settings.shard_threshold or total < 2:
+        return []
+    target = max(2.0, min(settings.shard_count, nodes / (settings.shard_threshold / 4)))
+    count = min(total, math.ceil(target))
+    edges = [total * i // count for i in range(count + 1)]
+    return [((lo, hi), (hi - lo) / total) for lo, hi in zip(edges, edges[1:], strict=False)]
+
+
+def split(handle: Handle, attempt: Attempt, job: Job) -> bool:
+    """Shard the claimed compose job and send its first shards; False = run it whole."""
+    parts = plan(handle.settings, job.puzzle.split(), int(job.options["addends"]))
+    if not parts:
+        return False
+    status = shards.split(handle, attempt, job.id, parts)
+    if status == "canceled":
+        return False  # the whole run sees the cancel flag at once and ends canceled
+    if status == "stale":
+        return True
+    log.info("job %s: split into %d shards", job.id, len(parts))
+    shards.dispatch(handle, job.id, job.mode, handle.settings.shard_window)
+    shards.release(handle, attempt, job.id)
+    return True
+
+
+def run_shard(handle: Handle, attempt: Attempt, shard: Job, record: dict[str, str]) -> Outcome:
+    """Run one claimed shard (its range of sets of addends); settle it if it ended."""
+    run = ComposeRun(handle.settings, attempt, shard, record)
+    run.limit_by(shards.job_ran(handle, shard.parent))
+    outcome = run.execute()
+    if outcome not in HANDED_BACK:
+        shards.settle(handle, shard.id, outcome)
+    return outcome

@@ -29,10 +29,9 @@ from jobstore.shards import settle
 from jobstore.stats import count_rejected
 from jobstore.transitions import Claimed
 
-from . import shards, stopping
+from . import compose, shards, stopping
 from .canary import CANARY_TASK
 from .celery_app import app, hard_limit
-from .compose import ComposeRun
 from .explain import TASK as EXPLAIN_TASK
 from .explain import run as run_explanation
 from .holder import holder_is_dead, holder_name
@@ -126,10 +125,14 @@ def execute(task: Any, mode: Mode, job_id: str) -> str:
 def run_claimed(handle: Handle, attempt: Attempt, job: Job, record: dict[str, str]) -> Outcome:
     """Run a claimed job: a shard, a job to split, or a whole one; logs how the run ended."""
     with stopping.handing_back():
-        if job.parent:
+        if job.parent and job.mode is Mode.COMPOSE:
+            outcome = compose.run_shard(handle, attempt, job, record)
+        elif job.parent:
             outcome = shards.run_shard(handle, attempt, job, record)
+        elif job.mode is Mode.COMPOSE and compose.split(handle, attempt, job):
+            outcome = Outcome.SHARDED  # its shards are on the queue now
         elif job.mode is Mode.COMPOSE:
-            outcome = ComposeRun(handle.settings, attempt, job, record).execute()
+            outcome = compose.ComposeRun(handle.settings, attempt, job, record).execute()
         elif job.mode is not Mode.SOLVE and shards.split(handle, attempt, job):
             outcome = Outcome.SHARDED  # its shards are on the queue now
         else:

@@ -1,29 +1,38 @@
 -- A compose run's results: each stored once, keyed by its puzzle text (a result found again
 -- after a resume, whose run restarts at a set of addends, is not stored twice), in the order
--- first stored, up to the job's cap. Guarded by the run's claim number, as update.lua is.
+-- first stored, up to the job's cap. Guarded by the run's claim number, as update.lua is. A
+-- shard's results count against its whole job's cap (its parent's stored_all, which
+-- finish.lua compares with what the shards found).
 -- KEYS: job hash, results hash, results order list.
 -- ARGV: claims, ttl, cap, then puzzle text / result JSON pairs.
 -- Returns {status, stored}: status 0 when refused (stale run or job not running), 1 when
 -- written, 2 when a new result found no room (the job is truncated: reason 'cap');
--- stored: how many results the job has stored.
-local s = redis.call('HMGET', KEYS[1], 'state', 'claims')
+-- stored: how many results the job (a shard: this shard) has stored.
+local s = redis.call('HMGET', KEYS[1], 'state', 'claims', 'parent_key')
 local n = redis.call('LLEN', KEYS[3])
 if s[1] ~= 'running' or s[2] ~= ARGV[1] then return {0, n} end
-local cap, status = tonumber(ARGV[3]), 1
+local parent = s[3]
+if parent == '' or (parent and redis.call('EXISTS', parent) == 0) then parent = nil end
+local room = tonumber(ARGV[3]) - n
+if parent then
+  room = tonumber(ARGV[3]) - tonumber(redis.call('HGET', parent, 'stored_all') or '0')
+end
+local status, added = 1, 0
 for j = 4, #ARGV, 2 do
   if redis.call('HEXISTS', KEYS[2], ARGV[j]) == 0 then
-    if n >= cap then
+    if added >= room then
       redis.call('HSET', KEYS[1], 'truncated', '1', 'truncated_reason', 'cap')
       status = 2
       break
     end
     redis.call('HSET', KEYS[2], ARGV[j], ARGV[j + 1])
     redis.call('RPUSH', KEYS[3], ARGV[j])
-    n = n + 1
+    added = added + 1
   end
 end
-if n > 0 then
+if parent and added > 0 then redis.call('HINCRBY', parent, 'stored_all', added) end
+if n + added > 0 then
   redis.call('EXPIRE', KEYS[2], ARGV[2])
   redis.call('EXPIRE', KEYS[3], ARGV[2])
 end
-return {status, n}
+return {status, n + added}

@@ -31,7 +31,7 @@ def test_a_stopped_compose_job_resumes_with_the_same_results(
     worker_factory: Any,
     store_factory: Any,
 ) -> None:
-    settings = fresh_settings(lease_seconds=3.0)
+    settings = fresh_settings(lease_seconds=3.0, shard_threshold=0)  # one whole job
     store = store_factory(settings)
     worker = worker_factory(settings, "enumerate")
     words = long_words()
@@ -71,7 +71,7 @@ def test_a_stopped_compose_job_resumes_with_the_same_results(
 def test_a_canceled_compose_job_keeps_its_results(
     fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
 ) -> None:
-    settings = fresh_settings()
+    settings = fresh_settings(shard_threshold=0)
     store = store_factory(settings)
     worker_factory(settings, "enumerate")
     words = long_words()
@@ -83,3 +83,18 @@ def test_a_canceled_compose_job_keeps_its_results(
     stored = every_result(store, job.id)
     assert len(stored) == done.solutions_found >= 3
     assert set(stored) <= composed_texts(words)
+
+
+def test_a_compose_job_ends_at_its_results_cap(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    settings = fresh_settings(shard_threshold=0, max_compose_results=5)
+    store = store_factory(settings)
+    worker_factory(settings, "enumerate")
+    job = store.queue(store.admit_compose(list(long_words()), {}))
+    done = wait_job(store, job.id, timeout=60)
+    assert done.state is State.SUCCEEDED and done.progress < 1, done  # it stopped there
+    assert done.truncated and done.truncated_reason == "cap"
+    stored = every_result(store, job.id)
+    assert len(stored) == 5 and done.solutions_found == 6  # one more found, no room for it
+    assert set(stored) <= composed_texts(long_words())

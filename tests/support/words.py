@@ -24,10 +24,16 @@ def long_words(count: int = 60, seed: int = 26) -> tuple[str, ...]:
 
 
 @functools.cache
+def composed_list(words: tuple[str, ...], addends: int = 2, base: int = 10) -> tuple[str, ...]:
+    """The puzzle texts of every result compose() finds in the words, in one whole run's
+    order."""
+    found = compose(list(words), addends=addends, base=base)
+    return tuple(result.puzzle.text for result in found)
+
+
 def composed_texts(words: tuple[str, ...], addends: int = 2, base: int = 10) -> frozenset[str]:
     """The puzzle texts of every result compose() finds in the words, in one whole run."""
-    found = compose(list(words), addends=addends, base=base)
-    return frozenset(result.puzzle.text for result in found)
+    return frozenset(composed_list(words, addends, base))
 
 
 def _value(word: str, digits: dict[str, int], base: int) -> int:

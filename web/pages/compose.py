@@ -150,7 +150,7 @@ def job_page(job: Job) -> str:
         words=job.puzzle.split(),
         state_label=jobtext.state_labels()[job.state.value],
         policy_label=forms.policy_label(str(job.options.get("leading_zeros", "multi-letter"))),
-        status_line=jobtext.compose_status_line(job, info),
+        status_line=jobtext.compose_status_line(job, info, total),
         eta_text=jobtext.eta_text(job, info, settings.soft_limit(job.mode)),
         rows=result_rows(job, items, offset),
         total=total,

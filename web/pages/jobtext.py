@@ -174,9 +174,9 @@ def js_strings(limit: float) -> dict[str, Any]:
     }
 
 
-def compose_status_line(job: Job, info: dict[str, Any]) -> str:
+def compose_status_line(job: Job, info: dict[str, Any], stored: int) -> str:
     """One sentence on where a compose job is: its share of the sets of words done, and the
-    puzzles it found."""
+    puzzles it found (`stored` of them kept)."""
     n = job.solutions_found
     if job.state is State.QUEUED:
         return queue_text(info)
@@ -189,7 +189,7 @@ def compose_status_line(job: Job, info: dict[str, Any]) -> str:
             count=number(n),
         )
     if job.state is State.SUCCEEDED and job.truncated:
-        return _("Stopped at the cap of %(count)s puzzles.", count=number(n))
+        return _("Stopped at the cap of %(count)s puzzles.", count=number(stored))
     if job.state is State.SUCCEEDED:
         return ngettext(
             "Finished: %(count)s puzzle found.", "Finished: %(count)s puzzles found.", n,

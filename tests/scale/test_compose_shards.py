@@ -1,0 +1,112 @@
+"""A big compose job split into shards (ranges of its sets of addends) on two real workers:
+the same results in the same order as one whole run, a worker killed mid-run costing nothing,
+and a cancel keeping what was found."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import redis
+
+from jobstore import JobStore, Keys, Settings, State
+from jobstore.shards import shard_id
+from tests.support.chaos import wait_until
+from tests.support.processes import wait_job
+from tests.support.words import composed_list, long_words
+from worker.compose import plan
+
+pytestmark = pytest.mark.slow
+
+
+def shard_records(settings: Settings, job_id: str) -> list[dict[str, str]]:
+    """The shard records of a job, in shard order (read straight from Redis)."""
+    client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
+    keys = Keys(settings.key_prefix)
+    n = int(client.hget(keys.job(job_id), "shards") or 0)
+    return [client.hgetall(keys.job(shard_id(job_id, i))) for i in range(n)]
+
+
+def every_result(store: JobStore, job_id: str) -> list[str]:
+    """The puzzle texts of every result the job shows, in its order."""
+    _, total = store.composed(job_id, 0, 1)
+    items, _ = store.composed(job_id, 0, max(total, 1))
+    return [item["puzzle"] for item in items]
+
+
+def sharded(fresh_settings: Callable[..., Settings], **changes: Any) -> Settings:
+    """Settings whose threshold splits the long word list into several shards."""
+    settings = fresh_settings(shard_threshold=4e6, shard_count=8, **changes)
+    assert len(plan(settings, list(long_words()), 2)) == 8
+    return settings
+
+
+def test_a_sharded_compose_job_lists_what_one_whole_run_lists(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    settings = sharded(fresh_settings)
+    store = store_factory(settings)
+    for _ in range(2):
+        worker_factory(settings, "enumerate", wait=False).wait_ready()
+    job = store.queue(store.admit_compose(list(long_words()), {}))
+    done = wait_job(store, job.id, timeout=180)
+    assert done.state is State.SUCCEEDED and done.progress == 1.0, done
+    records = shard_records(settings, job.id)
+    assert len(records) == 8 and {r["state"] for r in records} == {"succeeded"}
+    assert {r["prefix"] for r in records} == {
+        f"{lo},{hi}" for (lo, hi), _ in plan(settings, list(long_words()), 2)
+    }
+    stored = every_result(store, job.id)
+    assert stored == list(composed_list(long_words()))  # the same results, in the same order
+    assert done.solutions_found == len(stored) and not done.truncated
+
+
+def test_a_worker_killed_under_a_sharded_compose_job_loses_nothing(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    settings = sharded(fresh_settings, lease_seconds=3.0)
+    store = store_factory(settings)
+    first = worker_factory(settings, "enumerate")
+    job = store.queue(store.admit_compose(list(long_words()), {}))
+
+    def under_way() -> bool:
+        records = shard_records(settings, job.id)
+        return any(r.get("state") == "running" and int(r.get("found") or 0) > 0 for r in records)
+
+    wait_until(under_way, 60, "a shard under way with results")
+    first.kill()
+    worker_factory(settings, "enumerate")
+    done = wait_job(store, job.id, timeout=180)
+    assert done.state is State.SUCCEEDED, done
+    assert any(int(r["attempt"]) == 2 for r in shard_records(settings, job.id))  # one re-ran
+    assert every_result(store, job.id) == list(composed_list(long_words()))
+
+
+def test_a_canceled_sharded_compose_job_keeps_its_results(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    settings = sharded(fresh_settings)
+    store = store_factory(settings)
+    worker_factory(settings, "enumerate")
+    job = store.queue(store.admit_compose(list(long_words()), {}))
+    wait_until(lambda: (store.get(job.id) or job).solutions_found >= 3, 60, "results stored")
+    store.cancel(job.id)
+    done = wait_job(store, job.id, timeout=30)
+    assert done.state is State.CANCELED and done.progress < 1
+    stored = every_result(store, job.id)
+    assert len(stored) == done.solutions_found >= 3
+    assert set(stored) <= set(composed_list(long_words()))
+
+
+def test_the_results_cap_holds_for_the_whole_sharded_job(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    settings = sharded(fresh_settings, max_compose_results=10)
+    store = store_factory(settings)
+    worker_factory(settings, "enumerate")
+    job = store.queue(store.admit_compose(list(long_words()), {}))
+    done = wait_job(store, job.id, timeout=180)
+    assert done.state is State.SUCCEEDED and done.truncated and done.truncated_reason == "cap"
+    stored = every_result(store, job.id)
+    assert len(stored) == 10 and set(stored) <= set(composed_list(long_words()))
