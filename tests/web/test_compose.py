@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+from jsonschema import Draft202012Validator
 
 from jobstore import JobStore, Settings
 from tests.support.processes import wait_job
@@ -164,3 +165,32 @@ def test_a_compose_job_has_no_explanation_of_its_own(
     job = composed(client, job_store, {"words": ["AB", "BA", "CC"], "options": {"base": 6}})
     problem = assert_problem(client.get(f"/api/jobs/{job['id']}/explain"), 404)
     assert problem["field"] == "id" and "own explanation" in problem["detail"]
+
+
+def conforms(client: FlaskClient, response: Any, path: str, method: str = "get") -> None:
+    """Check a real response's body against the served OpenAPI document's schema for it."""
+    document = client.get("/api/openapi.json").get_json()
+    spec = document["paths"][path][method]["responses"][str(response.status_code)]
+    schema = spec["content"][response.mimetype]["schema"]
+    Draft202012Validator({**schema, "components": document["components"]}).validate(
+        response.get_json(force=True)
+    )
+
+
+def test_compose_answers_conform_to_the_openapi_document(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    body = {"mode": "compose", "words": WORDS, "options": {"base": 6, "solutions": 1}}
+    created = client.post("/api/jobs", json={**body, "fresh": True})
+    conforms(client, created, "/api/jobs", "post")
+    job_id = created.get_json()["id"]
+    wait_job(job_store, job_id, timeout=60)
+    conforms(client, client.get(f"/api/jobs/{job_id}"), "/api/jobs/{job_id}")
+    conforms(
+        client, client.get(f"/api/jobs/{job_id}/results?limit=2"), "/api/jobs/{job_id}/results"
+    )
+    bad = client.post("/api/jobs", json={"mode": "compose", "words": ["A"]})
+    conforms(client, bad, "/api/jobs", "post")
+    conforms(
+        client, client.get(f"/api/jobs/{job_id}/results?limit=0"), "/api/jobs/{job_id}/results"
+    )
