@@ -150,6 +150,9 @@ def puzzle_of(job: Job) -> alphametic.Puzzle:
 
 def page_items(job: Job, items: Iterable[Mapping[str, int]]) -> list[dict[str, Any]]:
     """Pair every solution with its one-line rendering."""
+    items = list(items)
+    if not items:
+        return []  # nothing to draw (a compose job's `puzzle` is its words: no puzzle to parse)
     puzzle = puzzle_of(job)
     return [
         {"solution": dict(item), "line": alphametic.render_line(puzzle, item)} for item in items

@@ -194,3 +194,12 @@ def test_compose_answers_conform_to_the_openapi_document(
     conforms(
         client, client.get(f"/api/jobs/{job_id}/results?limit=0"), "/api/jobs/{job_id}/results"
     )
+
+
+def test_a_compose_jobs_other_links_answer_without_error(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    job = composed(client, job_store, {"words": ["AB", "BA", "CC"], "options": {"base": 6}})
+    for name in ("self", "solutions", "grid", "export", "page", "results"):
+        assert client.get(job["links"][name]).status_code == 200, name
+    assert client.get(job["links"]["solutions"]).get_json()["items"] == []
