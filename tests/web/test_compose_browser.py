@@ -53,6 +53,10 @@ def test_a_compose_job_lists_its_puzzles_as_they_come(
     page.click("#submit")
     page.wait_for_selector("#answer-line", timeout=30_000)
     assert first.split(" = ")[0].split(" + ")[0] in page.locator("#answer-line").inner_text()
+    page.goto(live_server + "/")  # this browser's recent jobs: the compose job, then the solve
+    page.wait_for_selector("#your-jobs-list li")
+    listed = page.locator("#your-jobs-list").inner_text()
+    assert "Compose puzzles" in listed and long_words()[0] in listed and first in listed
     assert page.csp == [] and page.dialogs == [] and page.errors == []
 
 

@@ -85,7 +85,9 @@ def _show_form(
         button=button,
         can_count=any(v == "count" for v, _label, _b in choices),
         state_labels=jobtext.state_labels(),
-        mode_labels={value: label for value, label, _button in choices},
+        # "Your recent jobs" lists compose jobs too (jobs.js).
+        mode_labels={value: label for value, label, _button in choices}
+        | {Mode.COMPOSE.value: _("Compose puzzles")},
         room=_room_note(),
         **extra,
     )
