@@ -81,6 +81,8 @@ class ComposeRun:
         self.ran_before = float(record.get("ran") or 0) if resumed else 0.0
         self.stored = job.solutions_found if resumed else 0
         self.pending: list[tuple[str, str]] = []
+        # A resumed run's `found` is its checkpoint's: its first write reads what is stored.
+        self.synced = not resumed
         self.outcome: Outcome | None = None
         self.full = False  # the results cap is reached: the run ends succeeded, truncated
         self.yield_to = 0
@@ -202,8 +204,9 @@ class ComposeRun:
         elapsed = time.monotonic() - self.started
         self.yield_to = yielding_lanes(self.job.lane, elapsed, self.settings.time_slice)
         try:
-            if self.pending:
+            if self.pending or not self.synced:
                 status, self.stored = self.attempt.store_composed(self.pending)
+                self.synced = True
                 if status == 0:
                     self.outcome = STALE
                     return True
