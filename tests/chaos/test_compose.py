@@ -98,3 +98,21 @@ def test_a_compose_job_ends_at_its_results_cap(
     stored = every_result(store, job.id)
     assert len(stored) == 5 and done.solutions_found == 6  # one more found, no room for it
     assert set(stored) <= composed_texts(long_words())
+
+
+def test_a_long_compose_job_takes_turns_with_a_small_job(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    settings = fresh_settings(shard_threshold=0, time_slice=0.5)
+    store = store_factory(settings)
+    worker_factory(settings, "enumerate")
+    long = store.queue(store.admit_compose(list(long_words()), {}))
+    wait_until(lambda: (store.get(long.id) or long).state is State.RUNNING, 30, "composing")
+    small = store.submit("enumerate", "ODD + ODD = EVEN")
+    done = wait_job(store, small.id, timeout=10)
+    assert done.state is State.SUCCEEDED
+    still = store.get(long.id)
+    assert still is not None and not still.done  # the small job did not wait for its end
+    ended = wait_job(store, long.id, timeout=120)
+    assert ended.state is State.SUCCEEDED
+    assert set(every_result(store, long.id)) == composed_texts(long_words())
