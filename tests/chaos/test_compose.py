@@ -116,3 +116,17 @@ def test_a_long_compose_job_takes_turns_with_a_small_job(
     ended = wait_job(store, long.id, timeout=120)
     assert ended.state is State.SUCCEEDED
     assert set(every_result(store, long.id)) == composed_texts(long_words())
+
+
+def test_a_compose_job_at_its_time_limit_fails_keeping_its_results(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    settings = fresh_settings(shard_threshold=0, enumerate_soft_limit=1.5)
+    store = store_factory(settings)
+    worker_factory(settings, "enumerate")
+    job = store.queue(store.admit_compose(list(long_words()), {}))
+    done = wait_job(store, job.id, timeout=60)
+    assert done.state is State.FAILED and done.error == "time limit" and done.progress < 1
+    stored = every_result(store, job.id)
+    assert len(stored) == done.solutions_found > 0
+    assert set(stored) <= composed_texts(long_words())
