@@ -77,6 +77,9 @@ def test_a_canceled_compose_job_keeps_its_results(
     words = long_words()
     job = store.queue(store.admit_compose(list(words), {}))
     wait_until(lambda: (store.get(job.id) or job).solutions_found >= 3, 60, "results stored")
+    running = store.get(job.id)
+    assert running is not None and 0 < running.progress < 1
+    assert running.eta is not None and running.eta > 0  # an ETA from its pace so far
     store.cancel(job.id)
     done = wait_job(store, job.id, timeout=30)
     assert done.state is State.CANCELED and done.progress < 1
