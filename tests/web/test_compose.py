@@ -14,6 +14,7 @@ from flask.testing import FlaskClient
 from jsonschema import Draft202012Validator
 
 from jobstore import JobStore, Settings
+from tests.support import cli
 from tests.support.processes import wait_job
 from tests.support.web import assert_problem
 from tests.support.words import SMALL as WORDS
@@ -203,3 +204,19 @@ def test_a_compose_jobs_other_links_answer_without_error(
     for name in ("self", "solutions", "grid", "export", "page", "results"):
         assert client.get(job["links"][name]).status_code == 200, name
     assert client.get(job["links"]["solutions"]).get_json()["items"] == []
+
+
+def test_the_api_and_the_command_line_compose_the_same(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    options = {"addends": 2, "base": 7, "leading_zeros": "allow", "solutions": 1}
+    job = composed(client, job_store, {"words": WORDS, "options": options})
+    printed = cli.run(
+        "compose", "--json", "--base", "7", "--leading-zeros", "allow", "-",
+        stdin="\n".join(WORDS).encode(),
+    )  # fmt: skip
+    lines = cli.json_lines(printed.stdout)
+    assert lines  # the case finds something
+    by_cli = {line["puzzle"]: (line["solution"], line["difficulty"]) for line in lines}
+    items = all_results(client, job, limit=100)
+    assert {item["puzzle"]: (item["solution"], item["difficulty"]) for item in items} == by_cli
