@@ -134,12 +134,14 @@ class Attempt:
         return Written.of(int(status))
 
     def store_composed(self, found: list[tuple[str, str]]) -> tuple[int, int]:
-        """Store a compose run's results, each once by its puzzle text (compose.lua): (0
-        refused, 1 written, 2 one found no room: truncated; results stored in all)."""
+        """Store a compose run's results, each once by its puzzle text, within the job's cap
+        and its client's budget (compose.lua): (0 refused, 1 written, 2 one found no room:
+        truncated; results stored in all)."""
         settings = self.settings
         store = transitions.Compose(
-            self.names, self.job_id, self.claims, settings.ttl, settings.max_compose_results, found
-        )
+            self.names, self.job_id, self.claims, settings.ttl, settings.max_compose_results,
+            settings.max_stored_per_client, found,
+        )  # fmt: skip
         status, stored = scripts_for(self.client).call(store)
         return int(status), int(stored)
 

@@ -407,8 +407,9 @@ class Beat(Transition):
 
 @dataclass(frozen=True)
 class Compose(Transition):
-    """Store a compose run's new results, each once by its puzzle text: [status, stored]
-    (0 refused: the run no longer holds the job; 1 written; 2 one found no room: truncated)."""
+    """Store a compose run's new results, each once by its puzzle text, within the job's cap
+    and its client's budget: [status, stored] (0 refused: the run no longer holds the job; 1
+    written; 2 one found no room: truncated)."""
 
     script: ClassVar[str] = "compose"
     at: Keys
@@ -416,6 +417,7 @@ class Compose(Transition):
     claims: int
     ttl: int
     cap: int
+    budget: int  # results a client may store within the TTL (0: no budget)
     found: Sequence[tuple[str, str]]  # (puzzle text, result as JSON)
 
     def keys(self) -> list[str]:
@@ -427,7 +429,7 @@ class Compose(Transition):
 
     def argv(self) -> list[Arg]:
         pairs = [part for pair in self.found for part in pair]
-        return [self.claims, self.ttl, self.cap, *pairs]
+        return [self.claims, self.ttl, self.cap, self.budget, *pairs]
 
 
 @dataclass(frozen=True)

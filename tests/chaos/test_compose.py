@@ -12,6 +12,7 @@ import pytest
 from jobstore import JobStore, Settings, State
 from tests.support.chaos import wait_until
 from tests.support.processes import wait_job
+from tests.support.web import make_app
 from tests.support.words import composed_texts, long_words
 
 pytestmark = pytest.mark.slow
@@ -133,3 +134,19 @@ def test_a_compose_job_at_its_time_limit_fails_keeping_its_results(
     stored = every_result(store, job.id)
     assert len(stored) == done.solutions_found > 0
     assert set(stored) <= composed_texts(long_words())
+
+
+def test_a_compose_job_stores_within_its_clients_budget_and_gives_it_back(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    settings = fresh_settings(shard_threshold=0, max_stored_per_client=4)
+    store = store_factory(settings)
+    worker_factory(settings, "enumerate")
+    job = store.queue(store.admit_compose(list(long_words()), {}), client="writer")
+    done = wait_job(store, job.id, timeout=60)
+    assert done.state is State.SUCCEEDED and done.truncated and done.truncated_reason == "budget"
+    assert len(every_result(store, job.id)) == 4 and store.storage_left("writer") == 0
+    page = make_app(settings).test_client().get(f"/jobs/{job.id}").get_data(as_text=True)
+    assert "storage budget was used up, with 4 puzzles kept" in page
+    assert store.delete(job.id, "writer") == "deleted"
+    assert every_result(store, job.id) == [] and store.storage_left("writer") == 4

@@ -64,3 +64,17 @@ def test_a_run_that_lost_the_job_stores_nothing(quiet: JobStore) -> None:
     client.hset(quiet.keys.job(job_id), "state", State.CANCELED.value)
     assert attempt.store_composed([result("A + A = B")]) == (0, 0)
     assert quiet.composed(job_id, 0, 10) == ([], 0)
+
+
+def test_results_count_against_the_clients_storage_budget(
+    fresh_settings: Callable[..., Settings], store_factory: Any
+) -> None:
+    store = store_factory(fresh_settings(max_stored_per_client=2), wait_leftovers=False)
+    job = store.queue(store.admit_compose(["AB", "BA", "CC"], {}), client="budgeted")
+    client = redis.Redis.from_url(store.settings.redis_url, decode_responses=True)
+    attempt = Attempt(client, store.settings, job.id)
+    assert attempt.claim("test|x|1", mode=Mode.COMPOSE).status == "run"
+    assert attempt.store_composed([result(f"{a} + {a} = B") for a in "CDE"]) == (2, 2)
+    now = store.get(job.id)
+    assert now is not None and now.truncated_reason == "budget"
+    assert store.storage_left("budgeted") == 0

@@ -188,6 +188,11 @@ def compose_status_line(job: Job, info: dict[str, Any], stored: int) -> str:
             percent=percent(job.progress),
             count=number(n),
         )
+    if job.state is State.SUCCEEDED and job.truncated and job.truncated_reason == "budget":
+        return _(
+            "Stopped when your storage budget was used up, with %(count)s puzzles kept.",
+            count=number(stored),
+        )
     if job.state is State.SUCCEEDED and job.truncated:
         return _("Stopped at the cap of %(count)s puzzles.", count=number(stored))
     if job.state is State.SUCCEEDED:
