@@ -127,7 +127,8 @@ class Job:
     holder: str = ""
     lease: float | None = None
     # A shard of a sharded enumeration (jobstore/shards.py): its parent, its place in search
-    # order, the digits of the first search letters it covers and its share of the tree.
+    # order, the digits of the first search letters it covers (a compose job's shard: the
+    # range start, end of its sets of addends) and its share of the tree.
     parent: str = ""
     index: int = 0
     prefix: tuple[int, ...] = ()

@@ -23,6 +23,10 @@ an unsharded one; counts and the grid cover every solution found.
 
 Shards are sent biggest first, a few at a time (settings.shard_window, dispatch()): each one
 that ends sends the next (settle()), so jobs take turns.
+
+A big compose job is split the same way (worker/compose.py plans it): each shard's `prefix`
+is the range (start, end) of the sets of addends it composes, and its results are kept apart
+(jobstore/compose.py reads the job's as its shards' in order).
 """
 
 from __future__ import annotations
