@@ -32,7 +32,8 @@ def test_a_compose_job_lists_its_puzzles_as_they_come(
 ) -> None:
     page.goto(live_server + "/")
     page.click("#compose-link")
-    page.fill("#words", "\n".join(long_words()))
+    # 86 words, 321,726 candidates: many seconds of composing even on two processes.
+    page.fill("#words", "\n".join(long_words(90)))
     page.click("#submit")
     page.wait_for_url(f"{live_server}/jobs/*")
     job_id = page.url.rsplit("/", 1)[1]
@@ -42,11 +43,12 @@ def test_a_compose_job_lists_its_puzzles_as_they_come(
     assert page.locator("#state").get_attribute("data-state") == "running"
     assert serious_violations(page) == []
     page.screenshot(path=str(artifacts / "compose-running.png"), full_page=True)
-    page.wait_for_selector(DONE, timeout=120_000)
+    page.click("#cancel")  # a cancel keeps what was found
+    page.wait_for_selector(DONE, timeout=30_000)
+    assert page.locator("#state").get_attribute("data-state") == "canceled"
     body = requests.get(f"{live_server}/api/jobs/{job_id}/results?limit=50", timeout=10).json()
     shown = page.locator("#results tbody code.puzzle").all_inner_texts()
     assert shown == [item["puzzle"] for item in body["items"]] and body["total"] > 0
-    assert page.locator("#state").get_attribute("data-state") == "succeeded"
     first = shown[0]
     page.locator("a.solve").first.click()  # the form, filled in with that puzzle
     assert page.locator("#puzzle").input_value() == first
@@ -56,7 +58,7 @@ def test_a_compose_job_lists_its_puzzles_as_they_come(
     page.goto(live_server + "/")  # this browser's recent jobs: the compose job, then the solve
     page.wait_for_selector("#your-jobs-list li")
     listed = page.locator("#your-jobs-list").inner_text()
-    assert "Compose puzzles" in listed and long_words()[0] in listed and first in listed
+    assert "Compose puzzles" in listed and long_words(90)[0] in listed and first in listed
     assert page.csp == [] and page.dialogs == [] and page.errors == []
 
 
