@@ -28,6 +28,9 @@ from .shards import shard_id
 # Options of a compose job and their ranges (the CLI's: alphametic/cli/compose.py).
 ADDENDS = (1, 10)
 SOLUTIONS = (1, 1000)
+# Letters a word may have: every candidate's text (at most 11 words and their signs) then stays
+# far below the engine's cap on a puzzle's length, so no candidate is refused mid-run.
+LONGEST_WORD = 100
 OPTION_NAMES = frozenset({"addends", "base", "leading_zeros", "solutions"})
 DEFAULTS: dict[str, Any] = {
     "addends": 2,
@@ -45,6 +48,7 @@ class WordsFault(StrEnum):
     TOO_FEW_WORDS = "too_few_words"
     TOO_MANY_WORDS = "too_many_words"
     BAD_WORD = "not_a_word"
+    WORD_TOO_LONG = "word_too_long"
     ADDENDS_OUT_OF_RANGE = "addends_out_of_range"
     SOLUTIONS_OUT_OF_RANGE = "solutions_out_of_range"
 
@@ -103,6 +107,9 @@ def check_words(words: object, most: int) -> tuple[str, ...]:
         if len(word.split()) != 1 or len(words_of([word])) != 1:
             message = f"Each word must be made of letters only, not {word!r}."
             raise WordsError(WordsFault.BAD_WORD, "words", message, word=word)
+        if len(word) > LONGEST_WORD:
+            message = f"A word may have at most {LONGEST_WORD} letters."
+            raise WordsError(WordsFault.WORD_TOO_LONG, "words", message, cap=LONGEST_WORD)
     distinct = words_of(words)
     if len(distinct) < 2:
         message = "Give at least two different words."

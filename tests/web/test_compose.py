@@ -102,6 +102,7 @@ AB = {"words": ["A", "B"]}
         ({"words": ["send", "SEND"]}, "words", "too_few_words"),
         ({"words": ["SEND", "M0RE"]}, "words", "not_a_word"),
         ({"words": ["SEND", "TWO WORDS"]}, "words", "not_a_word"),
+        ({"words": ["SEND", "E" * 101]}, "words", "word_too_long"),
         ({**AB, "options": {"addends": 0}}, "options.addends", "addends_out_of_range"),
         ({**AB, "options": {"addends": 11}}, "options.addends", "addends_out_of_range"),
         ({"words": ["A", "B"], "options": {"solutions": 0}}, "options.solutions",

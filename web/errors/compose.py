@@ -17,6 +17,7 @@ SAYINGS: dict[WordsFault, Say] = {
     WordsFault.TOO_FEW_WORDS: lambda v: _("Give at least two different words."),
     WordsFault.TOO_MANY_WORDS: lambda v: _("Give at most %(cap)s different words.", **v),
     WordsFault.BAD_WORD: lambda v: _("Each word must be made of letters only, not %(word)s.", **v),
+    WordsFault.WORD_TOO_LONG: lambda v: _("A word may have at most %(cap)s letters.", **v),
     WordsFault.ADDENDS_OUT_OF_RANGE: lambda v: _(
         "The number of words added must be a whole number from %(low)s to %(high)s.", **v
     ),

@@ -54,6 +54,7 @@ class ProblemCode(StrEnum):
     TOO_FEW_WORDS = "too_few_words"
     TOO_MANY_WORDS = "too_many_words"
     NOT_A_WORD = "not_a_word"
+    WORD_TOO_LONG = "word_too_long"
     ADDENDS_OUT_OF_RANGE = "addends_out_of_range"
     SOLUTIONS_OUT_OF_RANGE = "solutions_out_of_range"
     TOO_MANY_JOBS = "too_many_jobs"

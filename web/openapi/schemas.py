@@ -12,6 +12,7 @@ import alphametic
 from alphametic.explain.difficulty import LABELS
 from jobstore import Mode, State
 from jobstore.compose import ADDENDS as COMPOSE_ADDENDS
+from jobstore.compose import LONGEST_WORD
 from jobstore.compose import SOLUTIONS as COMPOSE_SOLUTIONS
 from web.openapi.puzzle import puzzle_schema
 from web.openapi.responses import ref
@@ -119,7 +120,7 @@ def schemas(max_page: int) -> dict[str, Any]:
                 "puzzle": puzzle_schema(),
                 "words": {
                     "type": "array",
-                    "items": {"type": "string"},
+                    "items": {"type": "string", "maxLength": LONGEST_WORD},
                     "description": "Compose only: the word list (each a word of letters; at "
                     "least two different ones, at most the server's limit).",
                 },
