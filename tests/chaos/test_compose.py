@@ -125,7 +125,7 @@ def test_a_long_compose_job_takes_turns_with_a_small_job(
 def test_a_compose_job_at_its_time_limit_fails_keeping_its_results(
     fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
 ) -> None:
-    settings = fresh_settings(shard_threshold=0, enumerate_soft_limit=1.5)
+    settings = fresh_settings(shard_threshold=0, enumerate_soft_limit=0.5)
     store = store_factory(settings)
     worker_factory(settings, "enumerate")
     job = store.queue(store.admit_compose(list(long_words()), {}))
