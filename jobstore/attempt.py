@@ -139,7 +139,7 @@ class Attempt:
         truncated; results stored in all)."""
         settings = self.settings
         store = transitions.Compose(
-            self.names, self.job_id, self.claims, settings.ttl, settings.max_compose_results,
+            self.names, self.job_id, self.guard, settings.ttl, settings.max_compose_results,
             settings.max_stored_per_client, found,
         )  # fmt: skip
         status, stored = scripts_for(self.client).call(store)

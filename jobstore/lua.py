@@ -43,6 +43,7 @@ LIBRARIES = {
     "renew": ("guard",),
     "release": ("guard",),
     "split": ("guard",),
+    "compose": ("guard",),
     "cancel": ("stats",),
     "finish": ("stats",),
     "resend": ("stats",),

@@ -414,7 +414,7 @@ class Compose(Transition):
     script: ClassVar[str] = "compose"
     at: Keys
     job_id: str
-    claims: int
+    guard: str  # the run's token, "claims:nonce" (guard.lua)
     ttl: int
     cap: int
     budget: int  # results a client may store within the TTL (0: no budget)
@@ -429,7 +429,7 @@ class Compose(Transition):
 
     def argv(self) -> list[Arg]:
         pairs = [part for pair in self.found for part in pair]
-        return [self.claims, self.ttl, self.cap, self.budget, *pairs]
+        return [self.guard, self.ttl, self.cap, self.budget, *pairs]
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,19 @@
 -- A compose run's results: each stored once, keyed by its puzzle text (a result found again
 -- after a resume, whose run restarts at a set of addends, is not stored twice), in the order
 -- first stored, up to the job's cap and its client's storage budget (a result counts as one
--- solution there). Guarded by the run's claim number, as update.lua is. A shard's results
+-- solution there). Guarded by the run's token (guard.lua), as update.lua is. A shard's results
 -- count against its whole job's cap (its parent's stored_all, which finish.lua compares with
 -- what the shards found); a whole job's stored_count says what it stored (delete.lua gives
 -- that back to the budget, as a shard's parent's stored_all).
 -- KEYS: job hash, results hash, results order list.
--- ARGV: claims, ttl, cap, budget (results a client may store within the TTL; 0: none), then
+-- ARGV: guard (the run's token), ttl, cap, budget (results a client may store within the TTL; 0: none), then
 -- puzzle text / result JSON pairs.
 -- Returns {status, stored}: status 0 when refused (stale run or job not running), 1 when
 -- written, 2 when a new result found no room (the job is truncated: reason 'cap' or
 -- 'budget'); stored: how many results the job (a shard: this shard) has stored.
-local s = redis.call('HMGET', KEYS[1], 'state', 'claims', 'parent_key', 'budget_key')
+local s = redis.call('HMGET', KEYS[1], 'state', 'claims', 'parent_key', 'budget_key', 'run')
 local n = redis.call('LLEN', KEYS[3])
-if s[1] ~= 'running' or s[2] ~= ARGV[1] then return {0, n} end
+if s[1] ~= 'running' or not holds(s[2], s[5], ARGV[1]) then return {0, n} end
 local parent, budget = s[3], s[4]
 if parent == '' or (parent and redis.call('EXISTS', parent) == 0) then parent = nil end
 local room, why = tonumber(ARGV[3]) - n, 'cap'

@@ -59,6 +59,11 @@ def test_a_result_past_the_cap_truncates_the_job(quiet: JobStore) -> None:
 
 def test_a_run_that_lost_the_job_stores_nothing(quiet: JobStore) -> None:
     job_id, attempt = claimed(quiet)
+    # A run with the same claim number (a claim lost in a failover handed it out twice) is
+    # another run all the same: its results are refused.
+    twin = Attempt(attempt.client, quiet.settings, job_id)
+    twin.claims, twin.token = attempt.claims, f"{attempt.claims}:twin"
+    assert twin.store_composed([result("A + A = B")]) == (0, 0)
     quiet.cancel(job_id)
     client = redis.Redis.from_url(quiet.settings.redis_url, decode_responses=True)
     client.hset(quiet.keys.job(job_id), "state", State.CANCELED.value)
