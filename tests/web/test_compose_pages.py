@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from flask.testing import FlaskClient
 
+from alphametic.wordlists import word_list
 from jobstore import JobStore
 from tests.support.processes import wait_job
 from tests.support.web import assert_problem, make_app, token
@@ -29,6 +30,20 @@ def test_the_form_page_is_there_and_linked_from_the_puzzle_form(client: FlaskCli
     page = client.get("/compose?words=SEND%0AMORE&addends=3").get_data(as_text=True)
     assert 'id="compose-form"' in page and "SEND\nMORE</textarea>" in page
     assert 'name="addends" min="1" max="10" value="3"' in page
+
+
+def test_a_built_in_list_fills_the_words_in(client: FlaskClient) -> None:
+    """The list chooser (a GET form) fills the box with a list's most frequent words."""
+    page = client.get("/compose?list=th&first=30").get_data(as_text=True)
+    assert "\n".join(word_list("th", 30)) + "</textarea>" in page
+    assert '<option value="th" selected>ไทย</option>' in page
+    assert 'name="first" min="2" max="2000" value="30"' in page
+    page = client.get("/compose?list=en&first=1").get_data(as_text=True)  # at least two
+    assert "\n".join(word_list("en", 2)) + "</textarea>" in page
+    page = client.get("/compose?list=xx&lang=ja").get_data(as_text=True)  # unknown: nothing
+    assert '<option value="ja" selected>日本語</option>' in page
+    assert re.search(r'name="words"[^>]*>\s*</textarea>', page)
+    assert "用意された語のリストから始める" in page
 
 
 @pytest.mark.parametrize(

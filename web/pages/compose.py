@@ -12,6 +12,7 @@ import alphametic
 from alphametic import PuzzleError
 from alphametic.explain.languages import TABLES
 from alphametic.explain.text import ENGLISH, render
+from alphametic.wordlists import LISTS, word_list
 from jobstore import Job, OptionsError, RateLimited, TooManyJobs
 from jobstore.compose import DEFAULTS, WordsError
 from web.bodies import whole_number
@@ -33,6 +34,9 @@ DEFAULT_FORM = {
     "base": str(DEFAULTS["base"]),
     "leading_zeros": str(DEFAULTS["leading_zeros"]),
 }
+# The built-in lists as the form offers them, each named in its own language.
+LIST_NAMES = {"en": "English", "ja": "日本語", "th": "ไทย"}
+FIRST_WORDS = 100
 
 
 def form_values(source: Any) -> dict[str, str]:
@@ -55,20 +59,33 @@ def _number(typed: str) -> int | str:
 def _show_form(values: dict[str, str], errors: dict[str, str], status: int = 422) -> Any:
     """Render the compose form; 422 (or status) when it is re-shown because of errors."""
     settings = current_app.extensions["alphametic.settings"]
+    chosen = request.args.get("list", "")
     page = render_template(
         "compose.html",
         form=values,
         errors=errors,
         policies=forms.POLICIES,
         most=settings.max_compose_words,
+        lists=[(name, LIST_NAMES[name]) for name in LISTS],
+        chosen=chosen if chosen in LISTS else locale_tag().split("-")[0],
+        first=values.get("first", FIRST_WORDS),
     )
     return (page, status) if errors else page
 
 
 @bp.get("/compose")
 def compose_form() -> Any:
-    """Show the compose form, prefilled from the query string if given."""
-    return _show_form(form_values(request.args), {})
+    """Show the compose form, prefilled from the query string if given: `list` (and `first`)
+    fill the words in from a built-in list, its most frequent first."""
+    values = form_values(request.args)
+    name = request.args.get("list", "")
+    if name in LISTS:
+        most = current_app.extensions["alphametic.settings"].max_compose_words
+        asked = whole_number(request.args.get("first", "").strip())
+        first = min(max(asked if asked is not None else FIRST_WORDS, 2), most)
+        values["words"] = "\n".join(word_list(name, first))
+        values["first"] = str(first)
+    return _show_form(values, {})
 
 
 @bp.post("/compose")
