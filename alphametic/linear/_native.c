@@ -621,10 +621,252 @@ static PyTypeObject CoreType = {
     .tp_methods = Core_methods,
 };
 
+
+/* count_columns(): the solutions of W1 + ... + WN = R counted column by column, units first,
+ * up to a cap (the composer's test of one candidate; columns.py is its pure-Python twin).
+ * Each column's letters not met before are tried on the free digits, then the column's sum
+ * and carry fix the result's digit (or check it): the units column's parity and carries
+ * prune at once, with nothing built but the columns. Letters: at most the base (<= 64). */
+typedef struct {
+    int base, ncols;
+    int64_t cap, found;
+    uint64_t used, nz;
+    int digit[64];
+    int *first, *nfresh, *fresh;        /* per column: its letters met first there */
+    int *tstart, *nterm, *term;         /* per column: its addend letters ... */
+    int64_t *weight;                    /* ... with their multiplicities */
+    int *res, *res_new;                 /* per column: the result's letter (-1: none), new? */
+    int *solve, *inv;                   /* per column: last new letter solved? its weight's inverse */
+} Cols;
+
+static void cols_column(Cols *k, int j, int64_t carry);
+
+/* The column's sum with the carry: the result's digit and the next carry, then on. */
+static void cols_close(Cols *k, int j, int64_t carry)
+{
+    int64_t v = carry;
+    int e, end = k->tstart[j] + k->nterm[j];
+    for (e = k->tstart[j]; e < end; e++)
+        v += k->weight[e] * k->digit[k->term[e]];
+    int64_t r = v % k->base;
+    int x = k->res[j];
+    v /= k->base;
+    if (x < 0) {
+        if (r == 0)
+            cols_column(k, j + 1, v);
+        return;
+    }
+    if (!k->res_new[j]) {
+        if (k->digit[x] == r)
+            cols_column(k, j + 1, v);
+        return;
+    }
+    if (k->used >> r & 1 || (r == 0 && k->nz >> x & 1))
+        return;
+    k->used |= (uint64_t)1 << r;
+    k->digit[x] = (int)r;
+    cols_column(k, j + 1, v);
+    k->used &= ~((uint64_t)1 << r);
+}
+
+/* The column's last new letter when the column's digit is known: one digit makes it hold
+ * (its weight is invertible modulo the base), so it is solved instead of tried. */
+static void cols_solve(Cols *k, int j, int x, int64_t carry)
+{
+    int64_t v = carry, w = 0;
+    int e, end = k->tstart[j] + k->nterm[j];
+    for (e = k->tstart[j]; e < end; e++) {
+        if (k->term[e] == x)
+            w = k->weight[e];
+        else
+            v += k->weight[e] * k->digit[k->term[e]];
+    }
+    int64_t want = k->res[j] < 0 ? 0 : k->digit[k->res[j]];
+    int64_t d = pmod((want - v) % k->base * k->inv[j], k->base);
+    if (k->used >> d & 1 || (d == 0 && k->nz >> x & 1))
+        return;
+    k->used |= (uint64_t)1 << d;
+    k->digit[x] = (int)d;
+    cols_column(k, j + 1, (v + w * d) / k->base);
+    k->used &= ~((uint64_t)1 << d);
+}
+
+/* Try the free digits on the column's n-th new letter, then the next one. */
+static void cols_pick(Cols *k, int j, int n, int64_t carry)
+{
+    if (n == k->nfresh[j]) {
+        cols_close(k, j, carry);
+        return;
+    }
+    int x = k->fresh[k->first[j] + n], d;
+    if (n + 1 == k->nfresh[j] && k->solve[j]) {
+        cols_solve(k, j, x, carry);
+        return;
+    }
+    for (d = (int)(k->nz >> x & 1); d < k->base && k->found < k->cap; d++) {
+        if (k->used >> d & 1)
+            continue;
+        k->used |= (uint64_t)1 << d;
+        k->digit[x] = d;
+        cols_pick(k, j, n + 1, carry);
+        k->used &= ~((uint64_t)1 << d);
+    }
+}
+
+static void cols_column(Cols *k, int j, int64_t carry)
+{
+    if (j == k->ncols) {
+        k->found += carry == 0;
+        return;
+    }
+    cols_pick(k, j, 0, carry);
+}
+
+/* The local index of a letter, added when new; -1 when it would pass the base. */
+static int cols_letter(Py_UCS4 *letters, int *n, int base, Py_UCS4 ch)
+{
+    int k;
+    for (k = 0; k < *n; k++)
+        if (letters[k] == ch)
+            return k;
+    if (*n >= base)
+        return -1;
+    letters[*n] = ch;
+    return (*n)++;
+}
+
+static PyObject *count_columns(PyObject *self, PyObject *args)
+{
+    int base, shortest;
+    long long cap;
+    PyObject *addends, *result;
+    if (!PyArg_ParseTuple(args, "iO!UiL", &base, &PyTuple_Type, &addends, &result, &shortest,
+                          &cap))
+        return NULL;
+    if (base < 2 || base > 64) {
+        PyErr_SetString(PyExc_ValueError, "base outside 2..64");
+        return NULL;
+    }
+    Py_ssize_t nw = PyTuple_GET_SIZE(addends), w, total = 0, ncols = 0;
+    for (w = 0; w <= nw; w++) {
+        PyObject *word = w < nw ? PyTuple_GET_ITEM(addends, w) : result;
+        if (!PyUnicode_Check(word)) {
+            PyErr_SetString(PyExc_TypeError, "words must be str");
+            return NULL;
+        }
+        Py_ssize_t len = PyUnicode_GET_LENGTH(word);
+        total += len;
+        if (len > ncols)
+            ncols = len;
+    }
+    /* Every table in one block: per column 9 ints, per addend letter 2 ints and a weight. */
+    size_t size = sizeof(int) * (size_t)(9 * ncols + 2 * total) + sizeof(int64_t) * (size_t)total;
+    char *block = PyMem_Malloc(size ? size : 1);
+    if (block == NULL)
+        return PyErr_NoMemory();
+    Cols k;
+    memset(&k, 0, sizeof k);
+    k.weight = (int64_t *)block;
+    k.first = (int *)(k.weight + total);
+    k.nfresh = k.first + ncols;
+    k.tstart = k.nfresh + ncols;
+    k.nterm = k.tstart + ncols;
+    k.res = k.nterm + ncols;
+    k.res_new = k.res + ncols;
+    k.solve = k.res_new + ncols;
+    k.inv = k.solve + ncols;
+    k.fresh = k.inv + ncols;
+    k.term = k.fresh + total;
+    k.base = base;
+    k.ncols = (int)ncols;
+    k.cap = cap;
+    Py_UCS4 letters[64];
+    int nletters = 0, j, e;
+    uint64_t met = 0;
+    long long found = 0;
+    int fits = 1, at = 0, fat = 0;
+    for (j = 0; j < ncols && fits; j++) {
+        /* The column's addend letters, a letter met twice weighing twice. */
+        k.tstart[j] = at;
+        for (w = 0; w < nw && fits; w++) {
+            PyObject *word = PyTuple_GET_ITEM(addends, w);
+            Py_ssize_t len = PyUnicode_GET_LENGTH(word);
+            if (len <= j)
+                continue;
+            int x = cols_letter(letters, &nletters, base, PyUnicode_READ_CHAR(word, len - 1 - j));
+            fits = x >= 0;
+            for (e = k.tstart[j]; fits && e < at && k.term[e] != x; e++)
+                ;
+            if (!fits)
+                break;
+            if (e < at) {
+                k.weight[e]++;
+                continue;
+            }
+            k.term[at] = x;
+            k.weight[at++] = 1;
+        }
+        k.nterm[j] = at - k.tstart[j];
+        /* Its letters not met in the columns before: tried here, in this order. */
+        k.first[j] = fat;
+        for (e = k.tstart[j]; e < at; e++)
+            if (!(met >> k.term[e] & 1)) {
+                met |= (uint64_t)1 << k.term[e];
+                k.fresh[fat++] = k.term[e];
+            }
+        k.nfresh[j] = fat - k.first[j];
+        Py_ssize_t rlen = PyUnicode_GET_LENGTH(result);
+        k.res[j] = -1;
+        if (fits && rlen > j) {
+            int x = cols_letter(letters, &nletters, base, PyUnicode_READ_CHAR(result, rlen - 1 - j));
+            fits = x >= 0;
+            k.res[j] = x;
+            k.res_new[j] = fits && !(met >> x & 1);
+            if (fits)
+                met |= (uint64_t)1 << x;
+        }
+        k.solve[j] = 0;
+        if (fits && k.nfresh[j] && !k.res_new[j]) {
+            /* Solved: the column's digit (0 past the result, else its letter's, met before)
+             * is known when its last new letter comes, unless that letter is the result's. */
+            int x = k.fresh[fat - 1], inv;
+            for (e = k.tstart[j]; e < at && k.term[e] != x; e++)
+                ;
+            for (inv = 1; inv < base && (k.weight[e] * inv) % base != 1; inv++)
+                ;
+            k.solve[j] = k.res[j] != x && inv < base;
+            k.inv[j] = inv;
+        }
+    }
+    if (fits && shortest > 0) {
+        /* The leading-zero policy: words of `shortest` letters or more start with no 0. */
+        for (w = 0; w <= nw; w++) {
+            PyObject *word = w < nw ? PyTuple_GET_ITEM(addends, w) : result;
+            if (PyUnicode_GET_LENGTH(word) >= shortest)
+                k.nz |= (uint64_t)1 << cols_letter(letters, &nletters, base,
+                                                    PyUnicode_READ_CHAR(word, 0));
+        }
+    }
+    if (fits && cap > 0) {
+        cols_column(&k, 0, 0);
+        found = k.found;
+    }
+    PyMem_Free(block);
+    return PyLong_FromLongLong(found);
+}
+
+static PyMethodDef module_methods[] = {
+    {"count_columns", count_columns, METH_VARARGS,
+     "count_columns(base, addends, result, shortest, cap) -> solutions of the sum of the "
+     "addends = result, counted up to cap (0 when its letters outnumber the base's digits); "
+     "words of `shortest` letters or more (0: none) start with no 0."},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "alphametic.linear._native",
     "The coefficient engine's search loop in C (the twin of core.py and counting.py).", -1,
-    NULL,
+    module_methods,
 };
 
 PyMODINIT_FUNC PyInit__native(void)

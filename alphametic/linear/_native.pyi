@@ -37,3 +37,9 @@ class Core:
     ) -> tuple[list[tuple[int, ...]], int, int, bool]:
         """Search on for a budget of nodes or `want` solutions (and at most `turns` loop turns;
         0: no limit): (solutions, left, depth, done)."""
+
+def count_columns(
+    base: int, addends: tuple[str, ...], result: str, shortest: int, cap: int, /
+) -> int:
+    """The solutions of the sum of the addends = result counted up to cap (0 when its letters
+    outnumber the digits); words of `shortest` letters or more (0: none) start with no 0."""
