@@ -4,8 +4,12 @@ Each candidate is `W1 + … + WN = R`: N addends taken from the list (a word may
 does not matter, so each multiset once) and a result R of the list that is none of the
 addends. A candidate with more distinct letters than the base has digits is skipped, and so
 is one whose result cannot have the length a sum of its addends has (every addend of two or
-more letters starts with a digit other than 0 unless the policy allows it). The rest are
-searched only until their (K+1)-th solution: a candidate is a result when it has exactly K.
+more letters starts with a digit other than 0 unless the policy allows it). The results are
+bucketed by length and letter set, so a pruned bucket is counted whole, not word by word.
+The rest are counted column by column from the units (linear/columns.py, native where the
+core is built: each column's parity and carry prune as soon as its letters have digits) only
+until their (K+1)-th solution; a candidate with exactly K is then parsed and solved by the
+search engine for its solutions.
 
 The sets of addends come in a fixed order (`groups()` counts them), so a run can be cut into
 ranges of them (`start`, `end`): shards of a job each take one, and a stopped run resumes at
@@ -23,6 +27,7 @@ from math import comb
 from .language.folding import fold, fold_case
 from .language.options import LeadingZeros
 from .language.puzzle import Puzzle, parse
+from .linear.columns import counter
 from .search import solve
 
 __all__ = ["Composed", "Tally", "candidates", "compose", "groups", "words_of"]
@@ -78,20 +83,122 @@ def _digits(value: int, base: int) -> int:
     return count
 
 
-def _lengths_fit(addends: tuple[str, ...], result: str, base: int, policy: LeadingZeros) -> bool:
-    """Whether the result's length is one a sum of such addends can have."""
-    longest = max(len(word) for word in addends)
-    most = sum(base ** len(word) - 1 for word in addends)
-    if len(result) > _digits(most, base):
-        return False
+def _shortest(policy: LeadingZeros) -> int:
+    """The length from which a word may not start with 0 under the policy (0: none)."""
+    return {LeadingZeros.ALLOW: 0, LeadingZeros.MULTI_LETTER: 2}.get(policy, 1)
+
+
+def _length_range(lengths: list[int], base: int, policy: LeadingZeros) -> tuple[int, int]:
+    """The shortest and longest result a sum of addends of these lengths can have."""
+    longest = max(lengths)
+    most = _digits(sum(base**length - 1 for length in lengths), base)
     if policy is LeadingZeros.ALLOW or longest < 2:
-        return True  # an addend may be 0-led (or one letter): no lower bound
-    return len(result) >= longest
+        return 1, most  # an addend may be 0-led (or one letter): no lower bound
+    return longest, most
+
+
+@dataclass
+class _Bucket:
+    """The words of one length by letter set: mask -> their positions in the sorted list."""
+
+    size: int = 0
+    most: int = 0  # the most letters a word of the bucket has
+    sets: dict[int, list[int]] = field(default_factory=dict)
+
+    def add(self, mask: int, position: int) -> None:
+        """Add the word at this position, with its letter set."""
+        self.sets.setdefault(mask, []).append(position)
+        self.size += 1
+        self.most = max(self.most, mask.bit_count())
+
+
+class _Words:
+    """The sorted word list as the pruning reads it: folded words, letter sets, buckets."""
+
+    def __init__(self, words: list[str]) -> None:
+        """Sort the words, fold them as a puzzle's text is, and bucket them by length."""
+        self.ordered = sorted(words)
+        self.folded = [fold_case(fold(word)[0]) for word in self.ordered]
+        bits: dict[str, int] = {}
+        self.masks = [sum(1 << bits.setdefault(x, len(bits)) for x in set(w)) for w in self.folded]
+        self.copies: dict[str, int] = {}
+        self.buckets: dict[int, _Bucket] = {}
+        for position, word in enumerate(self.ordered):
+            self.copies[word] = self.copies.get(word, 0) + 1
+            bucket = self.buckets.setdefault(len(self.folded[position]), _Bucket())
+            bucket.add(self.masks[position], position)
+
+    def results(
+        self, terms: tuple[int, ...], base: int, policy: LeadingZeros, tally: Tally
+    ) -> list[int]:
+        """The positions of the results worth a search for these addends, in order; the
+        others are counted into the tally by their reason, a bucket at once where it can."""
+        names = {self.ordered[t]: len(self.folded[t]) for t in terms}  # none is a result
+        listed = len(self.ordered) - sum(self.copies[name] for name in names)
+        tally.candidates += listed
+        letters = 0
+        for t in terms:
+            letters |= self.masks[t]
+        if letters.bit_count() > base:  # too many letters whatever the result
+            tally.skipped["letters"] = tally.skipped.get("letters", 0) + listed
+            return []
+        low, high = _length_range([len(self.folded[t]) for t in terms], base, policy)
+        found: list[int] = []
+        for length, bucket in self.buckets.items():
+            # An addend's letters are all the sum's: it would only ever go by its length.
+            named = sum(self.copies[name] for name, size in names.items() if size == length)
+            fits = low <= length <= high
+            if letters.bit_count() + bucket.most <= base:  # no word of it has too many
+                if fits:
+                    self._keep(bucket.sets.values(), names, found)
+                else:
+                    tally.skipped["lengths"] = tally.skipped.get("lengths", 0) + bucket.size - named
+                continue
+            many = [p for mask, p in bucket.sets.items() if (letters | mask).bit_count() > base]
+            kept = [p for mask, p in bucket.sets.items() if (letters | mask).bit_count() <= base]
+            tally.skipped["letters"] = tally.skipped.get("letters", 0) + sum(map(len, many))
+            if fits:
+                self._keep(kept, names, found)
+            else:
+                lengths = sum(map(len, kept)) - named
+                tally.skipped["lengths"] = tally.skipped.get("lengths", 0) + lengths
+        found.sort()
+        return found
+
+    def _keep(self, sets: Iterable[list[int]], names: dict[str, int], found: list[int]) -> None:
+        """Add the positions of these letter sets whose word is none of the addends."""
+        ordered = self.ordered
+        for positions in sets:
+            found.extend(p for p in positions if ordered[p] not in names)
 
 
 def groups(words: list[str], addends: int = 2) -> int:
     """How many sets of addends a run over the words goes through."""
     return comb(len(words) + addends - 1, addends)
+
+
+def _searched(
+    words: _Words,
+    addends: int,
+    base: int,
+    policy: LeadingZeros,
+    tally: Tally,
+    start: int,
+    end: int | None,
+) -> Iterator[tuple[int, tuple[int, ...], list[int]]]:
+    """Each set of addends from `start` up to `end` with the results worth a search (the
+    others counted); `tally.position` moves on once the consumer is done with a set."""
+    tally.position = start
+    positions = range(len(words.ordered))
+    sets = islice(combinations_with_replacement(positions, addends), start, end)
+    for group, terms in enumerate(sets, start):
+        yield group, terms, words.results(terms, base, policy, tally)
+        tally.position = group + 1
+
+
+def _text(words: _Words, terms: tuple[int, ...], result: int) -> str:
+    """The candidate's puzzle text."""
+    return f"{' + '.join(words.ordered[t] for t in terms)} = {words.ordered[result]}"
 
 
 def candidates(
@@ -106,22 +213,10 @@ def candidates(
     """Each candidate worth a search with the index of its set of addends, in a fixed order,
     for the sets from `start` up to `end` (pruned ones counted; `tally.position` follows)."""
     tally = tally if tally is not None else Tally()
-    ordered = sorted(words)
-    tally.position = start
-    sets = islice(combinations_with_replacement(ordered, addends), start, end)
-    for group, terms in enumerate(sets, start):
-        letters = set("".join(terms))
-        for result in ordered:
-            if result in terms:
-                continue
-            tally.candidates += 1
-            if len(letters | set(result)) > base:
-                tally.skip("letters")
-            elif not _lengths_fit(terms, result, base, leading_zeros):
-                tally.skip("lengths")
-            else:
-                yield group, f"{' + '.join(terms)} = {result}"
-        tally.position = group + 1
+    listed = _Words(words)
+    for group, terms, results in _searched(listed, addends, base, leading_zeros, tally, start, end):
+        for result in results:
+            yield group, _text(listed, terms, result)
 
 
 def compose(
@@ -141,12 +236,19 @@ def compose(
     between candidates (True: end here, `tally.position` saying where to go on)."""
     policy = LeadingZeros(leading_zeros)
     tally = tally if tally is not None else Tally()
-    for group, text in candidates(words, addends, base, policy, tally, start, end):
-        if stop is not None and stop():
-            return
-        puzzle = parse(text, base=base, leading_zeros=policy)
-        tally.searched += 1
-        found = tuple(islice(solve(puzzle), solutions + 1))
-        if len(found) == solutions:
-            tally.results += 1
-            yield Composed(puzzle, found, group)
+    listed, count, shortest = _Words(words), counter(), _shortest(policy)
+    folded = listed.folded
+    for group, terms, results in _searched(listed, addends, base, policy, tally, start, end):
+        sums = tuple(folded[t] for t in terms)
+        for result in results:
+            if stop is not None and stop():
+                return
+            tally.searched += 1
+            # The columns count in microseconds; only a result builds its puzzle and solves it.
+            if count(base, sums, folded[result], shortest, solutions + 1) != solutions:
+                continue
+            puzzle = parse(_text(listed, terms, result), base=base, leading_zeros=policy)
+            found = tuple(islice(solve(puzzle), solutions + 1))
+            if len(found) == solutions:
+                tally.results += 1
+                yield Composed(puzzle, found, group)
