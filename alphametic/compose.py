@@ -30,6 +30,9 @@ from .language.puzzle import Puzzle, parse
 from .linear.columns import counter
 from .search import solve
 
+# The letter sets of a bucket that a set of addends leaves: each the positions of its words.
+Sets = Iterable[list[int]]
+
 __all__ = ["Composed", "Tally", "candidates", "compose", "groups", "words_of"]
 
 
@@ -89,12 +92,23 @@ def _shortest(policy: LeadingZeros) -> int:
 
 
 def _length_range(lengths: list[int], base: int, policy: LeadingZeros) -> tuple[int, int]:
-    """The shortest and longest result a sum of addends of these lengths can have."""
-    longest = max(lengths)
-    most = _digits(sum(base**length - 1 for length in lengths), base)
-    if policy is LeadingZeros.ALLOW or longest < 2:
-        return 1, most  # an addend may be 0-led (or one letter): no lower bound
-    return longest, most
+    """The fewest and most digits a sum of addends of these lengths can have."""
+    shortest = _shortest(policy)
+    # A word whose first digit may not be 0 is at least base ** (length - 1).
+    least = sum(base ** (n - 1) for n in lengths if shortest and n >= shortest)
+    low = 1
+    while base**low - 1 < least:
+        low += 1
+    return low, _digits(sum(base**n - 1 for n in lengths), base)
+
+
+def _span(word: str, policy: LeadingZeros) -> int:
+    """The fewest digits the word's value has: its length, unless it may start with 0 (then
+    its first letter's leading run may be 0s: distinct letters, so only that one letter)."""
+    if policy is not LeadingZeros.ALLOW:
+        return len(word)  # a word of one letter may be 0, but it has one digit anyway
+    run = len(word) - len(word.lstrip(word[0]))
+    return max(1, len(word) - run)
 
 
 @dataclass
@@ -112,56 +126,64 @@ class _Bucket:
         self.most = max(self.most, mask.bit_count())
 
 
+def _skip(tally: Tally, why: str, count: int) -> None:
+    """Count candidates left out without a search, by their reason."""
+    if count:
+        tally.skipped[why] = tally.skipped.get(why, 0) + count
+
+
+def _fitting(bucket: _Bucket, letters: int, base: int, tally: Tally) -> tuple[Sets, int]:
+    """The bucket's letter sets that the base has digits for with these letters, and how many
+    words they hold (the others counted as skipped)."""
+    if letters.bit_count() + bucket.most <= base:
+        return bucket.sets.values(), bucket.size  # the whole bucket at once
+    kept = [p for mask, p in bucket.sets.items() if (letters | mask).bit_count() <= base]
+    size = sum(map(len, kept))
+    _skip(tally, "letters", bucket.size - size)
+    return kept, size
+
+
 class _Words:
     """The sorted word list as the pruning reads it: folded words, letter sets, buckets."""
 
-    def __init__(self, words: list[str]) -> None:
-        """Sort the words, fold them as a puzzle's text is, and bucket them by length."""
+    def __init__(self, words: list[str], policy: LeadingZeros) -> None:
+        """Sort the words, fold them as a puzzle's text is, and bucket them by the fewest
+        digits their value can have under the policy."""
         self.ordered = sorted(words)
         self.folded = [fold_case(fold(word)[0]) for word in self.ordered]
         bits: dict[str, int] = {}
         self.masks = [sum(1 << bits.setdefault(x, len(bits)) for x in set(w)) for w in self.folded]
+        self.spans = [_span(word, policy) for word in self.folded]
         self.copies: dict[str, int] = {}
         self.buckets: dict[int, _Bucket] = {}
         for position, word in enumerate(self.ordered):
             self.copies[word] = self.copies.get(word, 0) + 1
-            bucket = self.buckets.setdefault(len(self.folded[position]), _Bucket())
-            bucket.add(self.masks[position], position)
+            span = self.spans[position]
+            self.buckets.setdefault(span, _Bucket()).add(self.masks[position], position)
 
     def results(
         self, terms: tuple[int, ...], base: int, policy: LeadingZeros, tally: Tally
     ) -> list[int]:
         """The positions of the results worth a search for these addends, in order; the
         others are counted into the tally by their reason, a bucket at once where it can."""
-        names = {self.ordered[t]: len(self.folded[t]) for t in terms}  # none is a result
+        names = {self.ordered[t]: self.spans[t] for t in terms}  # none is a result
         listed = len(self.ordered) - sum(self.copies[name] for name in names)
         tally.candidates += listed
         letters = 0
         for t in terms:
             letters |= self.masks[t]
         if letters.bit_count() > base:  # too many letters whatever the result
-            tally.skipped["letters"] = tally.skipped.get("letters", 0) + listed
+            _skip(tally, "letters", listed)
             return []
         low, high = _length_range([len(self.folded[t]) for t in terms], base, policy)
         found: list[int] = []
-        for length, bucket in self.buckets.items():
-            # An addend's letters are all the sum's: it would only ever go by its length.
-            named = sum(self.copies[name] for name, size in names.items() if size == length)
-            fits = low <= length <= high
-            if letters.bit_count() + bucket.most <= base:  # no word of it has too many
-                if fits:
-                    self._keep(bucket.sets.values(), names, found)
-                else:
-                    tally.skipped["lengths"] = tally.skipped.get("lengths", 0) + bucket.size - named
-                continue
-            many = [p for mask, p in bucket.sets.items() if (letters | mask).bit_count() > base]
-            kept = [p for mask, p in bucket.sets.items() if (letters | mask).bit_count() <= base]
-            tally.skipped["letters"] = tally.skipped.get("letters", 0) + sum(map(len, many))
-            if fits:
-                self._keep(kept, names, found)
-            else:
-                lengths = sum(map(len, kept)) - named
-                tally.skipped["lengths"] = tally.skipped.get("lengths", 0) + lengths
+        for span, bucket in self.buckets.items():
+            sets, size = _fitting(bucket, letters, base, tally)
+            if low <= span <= high:
+                self._keep(sets, names, found)
+            else:  # an addend is never skipped for its letters (they are all the sum's)
+                named = sum(self.copies[name] for name, at in names.items() if at == span)
+                _skip(tally, "lengths", size - named)
         found.sort()
         return found
 
@@ -213,7 +235,7 @@ def candidates(
     """Each candidate worth a search with the index of its set of addends, in a fixed order,
     for the sets from `start` up to `end` (pruned ones counted; `tally.position` follows)."""
     tally = tally if tally is not None else Tally()
-    listed = _Words(words)
+    listed = _Words(words, leading_zeros)
     for group, terms, results in _searched(listed, addends, base, leading_zeros, tally, start, end):
         for result in results:
             yield group, _text(listed, terms, result)
@@ -236,7 +258,7 @@ def compose(
     between candidates (True: end here, `tally.position` saying where to go on)."""
     policy = LeadingZeros(leading_zeros)
     tally = tally if tally is not None else Tally()
-    listed, count, shortest = _Words(words), counter(), _shortest(policy)
+    listed, count, shortest = _Words(words, policy), counter(), _shortest(policy)
     folded = listed.folded
     for group, terms, results in _searched(listed, addends, base, policy, tally, start, end):
         sums = tuple(folded[t] for t in terms)

@@ -4,15 +4,20 @@ every result, every assignment of distinct digits, counted with Python integers.
 from __future__ import annotations
 
 import json
+import random
 from itertools import combinations_with_replacement, permutations
 from pathlib import Path
 
 import pytest
 
 from alphametic.cli.main import main
-from alphametic.compose import Tally, compose, groups, words_of
+from alphametic.compose import Tally, candidates, compose, groups, words_of
+from alphametic.language.options import LeadingZeros
+from alphametic.linear.columns import count_columns, counter
 
 WORDS = ["AB", "BA", "CC", "ABC", "CAB", "BCA", "A", "B", "AD", "DAB"]
+# Results whose leading letter repeats: with 0-led words allowed, "CCD" may be worth just D.
+RUNS = [*WORDS, "AAB", "CCD", "BBCA", "DDDB"]
 
 
 def value(word: str, digits: dict[str, int], base: int) -> int:
@@ -55,23 +60,27 @@ def brute(
 
 
 @pytest.mark.parametrize(
-    ("addends", "base", "policy", "wanted"),
+    ("words", "addends", "base", "policy", "wanted"),
     [
-        (2, 6, "multi-letter", 1),
-        (2, 6, "allow", 1),
-        (2, 7, "every-word", 2),
-        (3, 5, "multi-letter", 1),
-        (2, 8, "every-word", 1),
+        (WORDS, 2, 6, "multi-letter", 1),
+        (WORDS, 2, 6, "allow", 1),
+        (WORDS, 2, 7, "every-word", 2),
+        (WORDS, 3, 5, "multi-letter", 1),
+        (WORDS, 2, 8, "every-word", 1),
+        (RUNS, 2, 5, "allow", 1),
+        (RUNS, 2, 6, "allow", 2),
+        (RUNS, 3, 3, "every-word", 1),
+        (RUNS, 2, 4, "multi-letter", 2),
     ],
 )
 def test_the_composer_finds_what_the_brute_force_finds(
-    addends: int, base: int, policy: str, wanted: int
+    engine: str, words: list[str], addends: int, base: int, policy: str, wanted: int
 ) -> None:
     tally = Tally()
     got = {
         c.puzzle.text: sorted(c.solutions, key=lambda s: sorted(s.items()))
         for c in compose(
-            WORDS,
+            words,
             addends=addends,
             base=base,
             leading_zeros=policy,
@@ -81,11 +90,121 @@ def test_the_composer_finds_what_the_brute_force_finds(
     }
     expected = {
         text: sorted(s, key=lambda s: sorted(s.items()))
-        for text, s in brute(WORDS, addends, base, policy, wanted).items()
+        for text, s in brute(words, addends, base, policy, wanted).items()
     }
     assert got == expected
     assert expected  # the case finds something: a comparison of two empty sets proves little
     assert tally.results == len(got) and tally.searched <= tally.candidates
+
+
+def brute_count(base: int, addends: tuple[str, ...], result: str, shortest: int) -> int:
+    """How many assignments of distinct digits make the sum hold (words of `shortest`
+    letters or more, 0: none, not starting with 0)."""
+    words = (*addends, result)
+    letters = sorted(set("".join(words)))
+    leading = {w[0] for w in words if shortest and len(w) >= shortest}
+    total = 0
+    for chosen in permutations(range(base), len(letters)):
+        digits = dict(zip(letters, chosen, strict=True))
+        if all(digits[x] for x in leading):
+            left = sum(value(w, digits, base) for w in addends)
+            total += left == value(result, digits, base)
+    return total
+
+
+def random_sums(seed: int, count: int) -> list[tuple[int, tuple[str, ...], str, int]]:
+    """Small random sums (base, addends, result, shortest): letters repeat within a word and a
+    column, results may be shorter than the addends, letters may outnumber the digits."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        base = rng.randint(2, 7)
+        alphabet = "ABCDEFG"[: rng.randint(1, min(base + 1, 6))]
+        words = ["".join(rng.choices(alphabet, k=rng.randint(1, 4))) for _ in range(4)]
+        addends = tuple(words[: rng.randint(1, 3)])
+        out.append((base, addends, words[3], rng.choice([0, 1, 2])))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_columns_count_what_the_brute_force_counts(engine: str, seed: int) -> None:
+    """Each engine's column count (solved columns, repeated letters, caps) is exact."""
+    count = counter()
+    assert (count is count_columns) == (engine == "python")  # the engine's own twin runs
+    seen = set()
+    for base, addends, result, shortest in random_sums(seed, 250):
+        full = brute_count(base, addends, result, shortest)
+        seen.add(min(full, 2))
+        for cap in (1, 2, full + 1):
+            got = count(base, addends, result, shortest, cap)
+            assert got == min(full, cap), (base, addends, result, shortest, cap)
+    assert seen == {0, 1, 2}  # none, one and several solutions all came up
+
+
+def least(word: str, base: int, shortest: int, whole: bool) -> int:
+    """The least a word can be worth: a word that may not start with 0 has all its digits;
+    else 0, or (a result, `whole`) what the letters after its leading letter's run spell."""
+    if shortest and len(word) >= shortest:
+        return int(base ** (len(word) - 1))
+    rest = word.lstrip(word[0])
+    return int(base ** (len(rest) - 1)) if whole and rest and not shortest else 0
+
+
+def pruned(
+    words: list[str], addends: int, base: int, policy: str
+) -> tuple[list[tuple[int, str]], dict[str, int], int]:
+    """Candidate by candidate: those worth a search (with their set's index), the others by
+    reason (letters first), and how many there are in all."""
+    shortest = {"allow": 0, "multi-letter": 2}.get(policy, 1)
+    kept: list[tuple[int, str]] = []
+    skipped: dict[str, int] = {}
+    total = 0
+    for group, terms in enumerate(combinations_with_replacement(sorted(words), addends)):
+        for result in sorted(words):
+            if result in terms:
+                continue
+            total += 1
+            most = sum(base ** len(w) - 1 for w in terms)
+            low = sum(least(w, base, shortest, False) for w in terms)
+            why = None
+            if len(set("".join((*terms, result)))) > base:
+                why = "letters"
+            elif least(result, base, shortest, True) > most or base ** len(result) - 1 < low:
+                why = "lengths"
+            if why:
+                skipped[why] = skipped.get(why, 0) + 1
+            else:
+                kept.append((group, " + ".join(terms) + " = " + result))
+    return kept, skipped, total
+
+
+# Longer words too (letters beyond small bases), and one word twice.
+MIXED = [*RUNS, "ABCDE", "EDCBA", "BEAD", "FACE", "CAFE", "DEAF", "FADED", "AB"]
+
+
+@pytest.mark.parametrize(
+    ("addends", "base", "policy"),
+    [
+        (2, 10, "multi-letter"),
+        (2, 6, "allow"),
+        (3, 5, "every-word"),
+        (2, 4, "multi-letter"),
+        (4, 3, "every-word"),
+        (1, 6, "allow"),
+        (3, 6, "allow"),
+    ],
+)
+def test_the_pruning_leaves_what_each_rule_leaves(addends: int, base: int, policy: str) -> None:
+    """Counted a bucket at a time, the skipped candidates are those the letter and length
+    rules skip one by one, and the rest come in the same order."""
+    kept, skipped, total = pruned(MIXED, addends, base, policy)
+    tally = Tally()
+    got = list(candidates(MIXED, addends, base, LeadingZeros(policy), tally))
+    assert got == kept
+    assert tally.skipped == skipped and tally.candidates == total
+    assert tally.position == groups(MIXED, addends)
+    assert kept and "lengths" in skipped  # the rules fired (letters where the base is short)
+    assert ("letters" in skipped) == (base < 6)
 
 
 def test_ranges_find_what_one_whole_run_finds() -> None:
