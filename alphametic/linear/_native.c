@@ -626,7 +626,9 @@ static PyTypeObject CoreType = {
  * up to a cap (the composer's test of one candidate; columns.py is its pure-Python twin).
  * Each column's letters not met before are tried on the free digits, then the column's sum
  * and carry fix the result's digit (or check it): the units column's parity and carries
- * prune at once, with nothing built but the columns. Letters: at most the base (<= 64). */
+ * prune at once, with nothing built but the columns. Before each column, the sum's value
+ * so far and what the letters without a digit can still add must be able to cancel (the
+ * magnitude the columns below cannot see). Letters: at most the base (<= 64). */
 typedef struct {
     int base, ncols;
     int64_t cap, found;
@@ -637,7 +639,19 @@ typedef struct {
     int64_t *weight;                    /* ... with their multiplicities */
     int *res, *res_new;                 /* per column: the result's letter (-1: none), new? */
     int *solve, *inv;                   /* per column: last new letter solved? its weight's inverse */
+    int *before;                        /* per column: letters with a digit before it */
+    int bounded;                        /* the values fit int64: the magnitude check runs */
+    int64_t s, coef[64];                /* the sum's value so far; each letter's weight in it */
+    int64_t low[65], high[65];          /* what the letters from the i-th met on can add */
 } Cols;
+
+/* Give letter x the digit d (or take it back: sign -1). */
+static inline void cols_set(Cols *k, int x, int64_t d, int sign)
+{
+    k->used ^= (uint64_t)1 << d;
+    k->digit[x] = (int)d;
+    k->s += sign * k->coef[x] * d;
+}
 
 static void cols_column(Cols *k, int j, int64_t carry);
 
@@ -663,10 +677,9 @@ static void cols_close(Cols *k, int j, int64_t carry)
     }
     if (k->used >> r & 1 || (r == 0 && k->nz >> x & 1))
         return;
-    k->used |= (uint64_t)1 << r;
-    k->digit[x] = (int)r;
+    cols_set(k, x, r, 1);
     cols_column(k, j + 1, v);
-    k->used &= ~((uint64_t)1 << r);
+    cols_set(k, x, r, -1);
 }
 
 /* The column's last new letter when the column's digit is known: one digit makes it hold
@@ -685,10 +698,9 @@ static void cols_solve(Cols *k, int j, int x, int64_t carry)
     int64_t d = pmod((want - v) % k->base * k->inv[j], k->base);
     if (k->used >> d & 1 || (d == 0 && k->nz >> x & 1))
         return;
-    k->used |= (uint64_t)1 << d;
-    k->digit[x] = (int)d;
+    cols_set(k, x, d, 1);
     cols_column(k, j + 1, (v + w * d) / k->base);
-    k->used &= ~((uint64_t)1 << d);
+    cols_set(k, x, d, -1);
 }
 
 /* Try the free digits on the column's n-th new letter, then the next one. */
@@ -706,10 +718,9 @@ static void cols_pick(Cols *k, int j, int n, int64_t carry)
     for (d = (int)(k->nz >> x & 1); d < k->base && k->found < k->cap; d++) {
         if (k->used >> d & 1)
             continue;
-        k->used |= (uint64_t)1 << d;
-        k->digit[x] = d;
+        cols_set(k, x, d, 1);
         cols_pick(k, j, n + 1, carry);
-        k->used &= ~((uint64_t)1 << d);
+        cols_set(k, x, d, -1);
     }
 }
 
@@ -719,6 +730,9 @@ static void cols_column(Cols *k, int j, int64_t carry)
         k->found += carry == 0;
         return;
     }
+    int i = k->before[j];
+    if (k->bounded && (k->s + k->low[i] > 0 || k->s + k->high[i] < 0))
+        return; /* the columns above cannot make up for it */
     cols_pick(k, j, 0, carry);
 }
 
@@ -733,6 +747,44 @@ static int cols_letter(Py_UCS4 *letters, int *n, int base, Py_UCS4 ch)
         return -1;
     letters[*n] = ch;
     return (*n)++;
+}
+
+/* Each letter's weight in the sum's value (addends +, result -) and, for the letters from
+ * the i-th met on, the least and most they can add (digits 0 or 1 up to base - 1, not told
+ * apart); left off (bounded = 0) when a value could pass 2**62. */
+static void cols_bounds(Cols *k, PyObject *addends, PyObject *result, Py_UCS4 *letters,
+                        int nletters, const int *order, int norder)
+{
+    Py_ssize_t nw = PyTuple_GET_SIZE(addends), w, p;
+    __int128 limit = (__int128)1 << 62, reach = 0, c[64] = {0};
+    int i, n = nletters;
+    for (w = 0; w <= nw; w++) {
+        PyObject *word = w < nw ? PyTuple_GET_ITEM(addends, w) : result;
+        Py_ssize_t len = PyUnicode_GET_LENGTH(word);
+        __int128 power = 1;
+        for (p = len - 1; p >= 0; p--) {
+            int x = cols_letter(letters, &n, k->base, PyUnicode_READ_CHAR(word, p));
+            c[x] += w < nw ? power : -power;
+            if (c[x] > limit || -c[x] > limit)
+                return;
+            if (p && (power *= k->base) > limit)
+                return;
+        }
+    }
+    for (i = 0; i < nletters; i++) {
+        reach += (c[i] < 0 ? -c[i] : c[i]) * (k->base - 1);
+        if (reach > limit)
+            return;
+        k->coef[i] = (int64_t)c[i];
+    }
+    k->low[norder] = k->high[norder] = 0;
+    for (i = norder - 1; i >= 0; i--) {
+        int64_t cx = k->coef[order[i]], a = cx * (int64_t)(k->nz >> order[i] & 1);
+        int64_t b = cx * (k->base - 1);
+        k->low[i] = k->low[i + 1] + (a < b ? a : b);
+        k->high[i] = k->high[i + 1] + (a < b ? b : a);
+    }
+    k->bounded = 1;
 }
 
 static PyObject *count_columns(PyObject *self, PyObject *args)
@@ -759,8 +811,8 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
         if (len > ncols)
             ncols = len;
     }
-    /* Every table in one block: per column 9 ints, per addend letter 2 ints and a weight. */
-    size_t size = sizeof(int) * (size_t)(9 * ncols + 2 * total) + sizeof(int64_t) * (size_t)total;
+    /* Every table in one block: per column 10 ints, per addend letter 2 ints and a weight. */
+    size_t size = sizeof(int) * (size_t)(10 * ncols + 2 * total) + sizeof(int64_t) * (size_t)total;
     char *block = PyMem_Malloc(size ? size : 1);
     if (block == NULL)
         return PyErr_NoMemory();
@@ -775,7 +827,8 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
     k.res_new = k.res + ncols;
     k.solve = k.res_new + ncols;
     k.inv = k.solve + ncols;
-    k.fresh = k.inv + ncols;
+    k.before = k.inv + ncols;
+    k.fresh = k.before + ncols;
     k.term = k.fresh + total;
     k.base = base;
     k.ncols = (int)ncols;
@@ -784,10 +837,11 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
     int nletters = 0, j, e;
     uint64_t met = 0;
     long long found = 0;
-    int fits = 1, at = 0, fat = 0;
+    int fits = 1, at = 0, fat = 0, order[64], norder = 0;
     for (j = 0; j < ncols && fits; j++) {
         /* The column's addend letters, a letter met twice weighing twice. */
         k.tstart[j] = at;
+        k.before[j] = norder;
         for (w = 0; w < nw && fits; w++) {
             PyObject *word = PyTuple_GET_ITEM(addends, w);
             Py_ssize_t len = PyUnicode_GET_LENGTH(word);
@@ -812,7 +866,7 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
         for (e = k.tstart[j]; e < at; e++)
             if (!(met >> k.term[e] & 1)) {
                 met |= (uint64_t)1 << k.term[e];
-                k.fresh[fat++] = k.term[e];
+                k.fresh[fat++] = order[norder++] = k.term[e];
             }
         k.nfresh[j] = fat - k.first[j];
         Py_ssize_t rlen = PyUnicode_GET_LENGTH(result);
@@ -822,6 +876,8 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
             fits = x >= 0;
             k.res[j] = x;
             k.res_new[j] = fits && !(met >> x & 1);
+            if (k.res_new[j])
+                order[norder++] = x;
             if (fits)
                 met |= (uint64_t)1 << x;
         }
@@ -847,6 +903,8 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
                                                     PyUnicode_READ_CHAR(word, 0));
         }
     }
+    if (fits)
+        cols_bounds(&k, addends, result, letters, nletters, order, norder);
     if (fits && cap > 0) {
         cols_column(&k, 0, 0);
         found = k.found;

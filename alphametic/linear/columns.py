@@ -4,8 +4,10 @@ The composer's test of one candidate (the twin of count_columns in _native.c, wh
 when the native core does). Column by column from the units: the column's letters not met
 before are tried on the free digits, then the column's sum and the carry fix the result's
 digit there (or check it), so the units column's parity and carries prune at once and
-nothing is built but the columns. Every assignment of distinct digits that makes the sum
-hold is one path, so the count is exact below the cap.
+nothing is built but the columns. Before each column, the sum's value so far and what the
+letters without a digit can still add must be able to cancel (the magnitude that the columns
+below cannot see). Every assignment of distinct digits that makes the sum hold is one path,
+so the count is exact below the cap.
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ __all__ = ["Counter", "count_columns", "counter"]
 Counter = Callable[[int, tuple[str, ...], str, int, int], int]
 
 # A column: (its letters met first there, its addend letters with their multiplicities,
-# the result's letter there or None, whether that letter is met first there).
-Column = tuple[list[str], list[tuple[str, int]], str | None, bool]
+# the result's letter there or None, whether that letter is met first there, and the inverse
+# of its last new letter's weight when that letter is solved rather than tried, else 0).
+Column = tuple[list[str], list[tuple[str, int]], str | None, bool, int]
 
 
-def columns(addends: tuple[str, ...], result: str) -> list[Column]:
+def columns(addends: tuple[str, ...], result: str, base: int) -> list[Column]:
     """The sum's columns from the units, each letter met first in the first column it is in."""
     met: set[str] = set()
     out: list[Column] = []
@@ -41,8 +44,49 @@ def columns(addends: tuple[str, ...], result: str) -> list[Column]:
         res_new = res is not None and res not in met
         if res is not None:
             met.add(res)
-        out.append((fresh, list(weights.items()), res, res_new))
+        solved = _solved(fresh, weights, res, res_new, base)
+        out.append((fresh, list(weights.items()), res, res_new, solved))
     return out
+
+
+def _solved(
+    fresh: list[str], weights: dict[str, int], res: str | None, new: bool, base: int
+) -> int:
+    """The inverse of the weight of the column's last new letter modulo the base when the
+    column's digit is known as that letter comes (0 past the result, or the result's letter
+    met before), so one digit makes the column hold; else 0 (the letter is tried)."""
+    if not fresh or new or res == fresh[-1]:
+        return 0
+    return next((v for v in range(1, base) if weights[fresh[-1]] * v % base == 1), 0)
+
+
+def weights(addends: tuple[str, ...], result: str, base: int) -> dict[str, int]:
+    """Each letter's weight in the sum's value: addends count +, the result -."""
+    out: dict[str, int] = {}
+    for sign, word in [*((1, w) for w in addends), (-1, result)]:
+        power = sign
+        for letter in reversed(word):
+            out[letter] = out.get(letter, 0) + power
+            power *= base
+    return out
+
+
+def reach(
+    cols: list[Column], weight: dict[str, int], nonzero: set[str], base: int
+) -> tuple[list[int], list[int], list[int]]:
+    """Per column, how many letters have a digit before it; and for the letters from the
+    i-th met on, the least and the most they can add (digits not told apart)."""
+    order: list[str] = []
+    before = []
+    for fresh, _, res, res_new, _ in cols:
+        before.append(len(order))
+        order += fresh + ([res] if res is not None and res_new else [])
+    low, high = [0] * (len(order) + 1), [0] * (len(order) + 1)
+    for i in range(len(order) - 1, -1, -1):
+        c = weight[order[i]]
+        ends = (c * (order[i] in nonzero), c * (base - 1))
+        low[i], high[i] = low[i + 1] + min(ends), high[i + 1] + max(ends)
+    return before, low, high
 
 
 def count_columns(base: int, addends: tuple[str, ...], result: str, shortest: int, cap: int) -> int:
@@ -51,43 +95,63 @@ def count_columns(base: int, addends: tuple[str, ...], result: str, shortest: in
     if len(set("".join(words))) > base or cap <= 0:
         return 0  # more letters than digits: no assignment at all
     nonzero = {w[0] for w in words if shortest and len(w) >= shortest}
-    cols = columns(addends, result)
+    cols = columns(addends, result, base)
+    weight = weights(addends, result, base)
+    before, low, high = reach(cols, weight, nonzero, base)
     digit: dict[str, int] = {}
     free = [True] * base
     found = 0
 
-    def column(j: int, carry: int) -> None:
+    def column(j: int, carry: int, s: int) -> None:
+        # s: the sum's value over the letters with a digit (it must come to 0).
         nonlocal found
         if j == len(cols):
             found += carry == 0
-        else:
-            pick(j, 0, carry)
+        elif s + low[before[j]] <= 0 <= s + high[before[j]]:
+            pick(j, 0, carry, s)
 
-    def pick(j: int, n: int, carry: int) -> None:
-        fresh, terms, res, res_new = cols[j]
-        if n < len(fresh):
+    def pick(j: int, n: int, carry: int, s: int) -> None:
+        fresh, terms, res, res_new, inverse = cols[j]
+        if inverse and n + 1 == len(fresh):
+            solve(j, fresh[n], carry, s)
+        elif n < len(fresh):
             x = fresh[n]
             for d in range(1 if x in nonzero else 0, base):
                 if found >= cap:
                     return
                 if free[d]:
                     free[d], digit[x] = False, d
-                    pick(j, n + 1, carry)
+                    pick(j, n + 1, carry, s + weight[x] * d)
                     free[d] = True
-            return
+        else:
+            close(j, carry, s)
+
+    def solve(j: int, x: str, carry: int, s: int) -> None:
+        # The one digit that makes the column hold, for its last new letter.
+        _, terms, res, _, inverse = cols[j]
+        v = carry + sum(w * digit[y] for y, w in terms if y != x)
+        d = ((0 if res is None else digit[res]) - v) * inverse % base
+        if free[d] and (d or x not in nonzero):
+            free[d], digit[x] = False, d
+            column(j + 1, (v + dict(terms)[x] * d) // base, s + weight[x] * d)
+            free[d] = True
+
+    def close(j: int, carry: int, s: int) -> None:
+        # The column's sum: the result's digit there and the carry.
+        _, terms, res, res_new, _ = cols[j]
         carry, r = divmod(carry + sum(w * digit[x] for x, w in terms), base)
         if res is None:
             if not r:
-                column(j + 1, carry)
+                column(j + 1, carry, s)
         elif not res_new:
             if digit[res] == r:
-                column(j + 1, carry)
+                column(j + 1, carry, s)
         elif free[r] and (r or res not in nonzero):
             free[r], digit[res] = False, r
-            column(j + 1, carry)
+            column(j + 1, carry, s + weight[res] * r)
             free[r] = True
 
-    column(0, 0)
+    column(0, 0, 0)
     return found
 
 
