@@ -655,6 +655,12 @@ static inline void cols_set(Cols *k, int x, int64_t d, int sign)
 
 static void cols_column(Cols *k, int j, int64_t carry);
 
+/* Whether the letters from the i-th met on can still bring the sum's value to 0. */
+static inline int cols_reach(const Cols *k, int i)
+{
+    return k->s + k->low[i] <= 0 && k->s + k->high[i] >= 0;
+}
+
 /* The column's sum with the carry: the result's digit and the next carry, then on. */
 static void cols_close(Cols *k, int j, int64_t carry)
 {
@@ -719,7 +725,8 @@ static void cols_pick(Cols *k, int j, int n, int64_t carry)
         if (k->used >> d & 1)
             continue;
         cols_set(k, x, d, 1);
-        cols_pick(k, j, n + 1, carry);
+        if (!k->bounded || cols_reach(k, k->before[j] + n + 1))
+            cols_pick(k, j, n + 1, carry);
         cols_set(k, x, d, -1);
     }
 }
@@ -730,8 +737,7 @@ static void cols_column(Cols *k, int j, int64_t carry)
         k->found += carry == 0;
         return;
     }
-    int i = k->before[j];
-    if (k->bounded && (k->s + k->low[i] > 0 || k->s + k->high[i] < 0))
+    if (k->bounded && !cols_reach(k, k->before[j]))
         return; /* the columns above cannot make up for it */
     cols_pick(k, j, 0, carry);
 }
@@ -749,11 +755,10 @@ static int cols_letter(Py_UCS4 *letters, int *n, int base, Py_UCS4 ch)
     return (*n)++;
 }
 
-/* Each letter's weight in the sum's value (addends +, result -) and, for the letters from
- * the i-th met on, the least and most they can add (digits 0 or 1 up to base - 1, not told
- * apart); left off (bounded = 0) when a value could pass 2**62. */
-static void cols_bounds(Cols *k, PyObject *addends, PyObject *result, Py_UCS4 *letters,
-                        int nletters, const int *order, int norder)
+/* Each letter's weight in the sum's value (addends +, result -); bounded = 1 unless a value
+ * could pass 2**62 (then the magnitude check is left off). */
+static void cols_weights(Cols *k, PyObject *addends, PyObject *result, Py_UCS4 *letters,
+                         int nletters)
 {
     Py_ssize_t nw = PyTuple_GET_SIZE(addends), w, p;
     __int128 limit = (__int128)1 << 62, reach = 0, c[64] = {0};
@@ -777,14 +782,43 @@ static void cols_bounds(Cols *k, PyObject *addends, PyObject *result, Py_UCS4 *l
             return;
         k->coef[i] = (int64_t)c[i];
     }
-    k->low[norder] = k->high[norder] = 0;
-    for (i = norder - 1; i >= 0; i--) {
-        int64_t cx = k->coef[order[i]], a = cx * (int64_t)(k->nz >> order[i] & 1);
-        int64_t b = cx * (k->base - 1);
-        k->low[i] = k->low[i + 1] + (a < b ? a : b);
-        k->high[i] = k->high[i + 1] + (a < b ? b : a);
-    }
     k->bounded = 1;
+}
+
+/* The order letters get digits in (per column its new letters, then its result's letter if
+ * new); which columns solve their last new letter; and what the letters from the i-th on can
+ * add: the least and the most (digits 0 or 1 up to base - 1, not told apart). */
+static void cols_order(Cols *k)
+{
+    int order[64], n = 0, j, e, f;
+    for (j = 0; j < k->ncols; j++) {
+        const int *fresh = k->fresh + k->first[j], nf = k->nfresh[j];
+        k->before[j] = n;
+        for (f = 0; f < nf; f++)
+            order[n++] = fresh[f];
+        if (k->res_new[j])
+            order[n++] = k->res[j];
+        k->solve[j] = 0;
+        if (nf && !k->res_new[j] && k->res[j] != fresh[nf - 1]) {
+            /* Solved: the column's digit (0 past the result, else its letter's, met before)
+             * is known when its last new letter comes; one digit of it makes the column hold
+             * when its weight has an inverse modulo the base. */
+            int x = fresh[nf - 1], inv;
+            for (e = k->tstart[j]; k->term[e] != x; e++)
+                ;
+            for (inv = 1; inv < k->base && (k->weight[e] * inv) % k->base != 1; inv++)
+                ;
+            k->solve[j] = inv < k->base;
+            k->inv[j] = inv;
+        }
+    }
+    k->low[n] = k->high[n] = 0;
+    for (e = n - 1; k->bounded && e >= 0; e--) {
+        int64_t c = k->coef[order[e]], a = c * (int64_t)(k->nz >> order[e] & 1);
+        int64_t b = c * (k->base - 1);
+        k->low[e] = k->low[e + 1] + (a < b ? a : b);
+        k->high[e] = k->high[e + 1] + (a < b ? b : a);
+    }
 }
 
 static PyObject *count_columns(PyObject *self, PyObject *args)
@@ -837,11 +871,10 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
     int nletters = 0, j, e;
     uint64_t met = 0;
     long long found = 0;
-    int fits = 1, at = 0, fat = 0, order[64], norder = 0;
+    int fits = 1, at = 0, fat = 0;
     for (j = 0; j < ncols && fits; j++) {
         /* The column's addend letters, a letter met twice weighing twice. */
         k.tstart[j] = at;
-        k.before[j] = norder;
         for (w = 0; w < nw && fits; w++) {
             PyObject *word = PyTuple_GET_ITEM(addends, w);
             Py_ssize_t len = PyUnicode_GET_LENGTH(word);
@@ -861,12 +894,12 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
             k.weight[at++] = 1;
         }
         k.nterm[j] = at - k.tstart[j];
-        /* Its letters not met in the columns before: tried here, in this order. */
+        /* Its letters not met in the columns before: tried here. */
         k.first[j] = fat;
         for (e = k.tstart[j]; e < at; e++)
             if (!(met >> k.term[e] & 1)) {
                 met |= (uint64_t)1 << k.term[e];
-                k.fresh[fat++] = order[norder++] = k.term[e];
+                k.fresh[fat++] = k.term[e];
             }
         k.nfresh[j] = fat - k.first[j];
         Py_ssize_t rlen = PyUnicode_GET_LENGTH(result);
@@ -876,22 +909,8 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
             fits = x >= 0;
             k.res[j] = x;
             k.res_new[j] = fits && !(met >> x & 1);
-            if (k.res_new[j])
-                order[norder++] = x;
             if (fits)
                 met |= (uint64_t)1 << x;
-        }
-        k.solve[j] = 0;
-        if (fits && k.nfresh[j] && !k.res_new[j]) {
-            /* Solved: the column's digit (0 past the result, else its letter's, met before)
-             * is known when its last new letter comes, unless that letter is the result's. */
-            int x = k.fresh[fat - 1], inv;
-            for (e = k.tstart[j]; e < at && k.term[e] != x; e++)
-                ;
-            for (inv = 1; inv < base && (k.weight[e] * inv) % base != 1; inv++)
-                ;
-            k.solve[j] = k.res[j] != x && inv < base;
-            k.inv[j] = inv;
         }
     }
     if (fits && shortest > 0) {
@@ -903,8 +922,10 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
                                                     PyUnicode_READ_CHAR(word, 0));
         }
     }
-    if (fits)
-        cols_bounds(&k, addends, result, letters, nletters, order, norder);
+    if (fits) {
+        cols_weights(&k, addends, result, letters, nletters);
+        cols_order(&k);
+    }
     if (fits && cap > 0) {
         cols_column(&k, 0, 0);
         found = k.found;

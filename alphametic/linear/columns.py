@@ -6,8 +6,8 @@ before are tried on the free digits, then the column's sum and the carry fix the
 digit there (or check it), so the units column's parity and carries prune at once and
 nothing is built but the columns. Before each column, the sum's value so far and what the
 letters without a digit can still add must be able to cancel (the magnitude that the columns
-below cannot see). Every assignment of distinct digits that makes the sum hold is one path,
-so the count is exact below the cap.
+below cannot see), and again after each letter tried. Every assignment of distinct digits
+that makes the sum hold is one path, so the count is exact below the cap.
 """
 
 from __future__ import annotations
@@ -119,9 +119,10 @@ def count_columns(base: int, addends: tuple[str, ...], result: str, shortest: in
             for d in range(1 if x in nonzero else 0, base):
                 if found >= cap:
                     return
-                if free[d]:
+                t = s + weight[x] * d
+                if free[d] and t + low[before[j] + n + 1] <= 0 <= t + high[before[j] + n + 1]:
                     free[d], digit[x] = False, d
-                    pick(j, n + 1, carry, s + weight[x] * d)
+                    pick(j, n + 1, carry, t)
                     free[d] = True
         else:
             close(j, carry, s)
