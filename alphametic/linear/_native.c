@@ -624,11 +624,12 @@ static PyTypeObject CoreType = {
 
 /* count_columns(): the solutions of W1 + ... + WN = R counted column by column, units first,
  * up to a cap (the composer's test of one candidate; columns.py is its pure-Python twin).
- * Each column's letters not met before are tried on the free digits, then the column's sum
- * and carry fix the result's digit (or check it): the units column's parity and carries
- * prune at once, with nothing built but the columns. Before each column, the sum's value
- * so far and what the letters without a digit can still add must be able to cancel (the
- * magnitude the columns below cannot see). Letters: at most the base (<= 64). */
+ * The top column's letters are tried first; then each column's letters not met before are
+ * tried on the free digits, and the column's sum and carry fix the result's digit (or check
+ * it): the units column's parity and carries prune at once, with nothing built but the
+ * columns. After each letter tried, the sum's value so far and what the letters without a
+ * digit can still add must be able to cancel (the magnitude the columns below cannot see:
+ * with the top letters known it bites from the start). Letters: at most the base (<= 64). */
 typedef struct {
     int base, ncols;
     int64_t cap, found;
@@ -799,7 +800,7 @@ static void cols_order(Cols *k)
         if (k->res_new[j])
             order[n++] = k->res[j];
         k->solve[j] = 0;
-        if (nf && !k->res_new[j] && k->res[j] != fresh[nf - 1]) {
+        if (nf && k->nterm[j] && !k->res_new[j] && k->res[j] != fresh[nf - 1]) {
             /* Solved: the column's digit (0 past the result, else its letter's, met before)
              * is known when its last new letter comes; one digit of it makes the column hold
              * when its weight has an inverse modulo the base. */
@@ -845,36 +846,55 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
         if (len > ncols)
             ncols = len;
     }
-    /* Every table in one block: per column 10 ints, per addend letter 2 ints and a weight. */
-    size_t size = sizeof(int) * (size_t)(10 * ncols + 2 * total) + sizeof(int64_t) * (size_t)total;
-    char *block = PyMem_Malloc(size ? size : 1);
+    /* Every table in one block: per column 10 ints, per addend letter 2 ints and a weight;
+     * column slot 0 comes first: the top column's letters, tried before the units (the
+     * magnitude check then bites from the start), then slot j + 1 for column j. */
+    Py_ssize_t slots = ncols + 1;
+    size_t size = sizeof(int) * (size_t)(10 * slots + 2 * total) + sizeof(int64_t) * (size_t)total;
+    char *block = PyMem_Malloc(size);
     if (block == NULL)
         return PyErr_NoMemory();
     Cols k;
     memset(&k, 0, sizeof k);
     k.weight = (int64_t *)block;
     k.first = (int *)(k.weight + total);
-    k.nfresh = k.first + ncols;
-    k.tstart = k.nfresh + ncols;
-    k.nterm = k.tstart + ncols;
-    k.res = k.nterm + ncols;
-    k.res_new = k.res + ncols;
-    k.solve = k.res_new + ncols;
-    k.inv = k.solve + ncols;
-    k.before = k.inv + ncols;
-    k.fresh = k.before + ncols;
+    k.nfresh = k.first + slots;
+    k.tstart = k.nfresh + slots;
+    k.nterm = k.tstart + slots;
+    k.res = k.nterm + slots;
+    k.res_new = k.res + slots;
+    k.solve = k.res_new + slots;
+    k.inv = k.solve + slots;
+    k.before = k.inv + slots;
+    k.fresh = k.before + slots;
     k.term = k.fresh + total;
     k.base = base;
-    k.ncols = (int)ncols;
+    k.ncols = (int)slots;
     k.cap = cap;
     Py_UCS4 letters[64];
     int nletters = 0, j, e;
     uint64_t met = 0;
     long long found = 0;
     int fits = 1, at = 0, fat = 0;
+    /* Slot 0: the leading letters of the longest words; no sum of its own. */
+    k.res[0] = -1;
+    k.tstart[0] = k.nterm[0] = k.first[0] = k.res_new[0] = 0;
+    for (w = 0; w <= nw && fits; w++) {
+        PyObject *word = w < nw ? PyTuple_GET_ITEM(addends, w) : result;
+        if (PyUnicode_GET_LENGTH(word) < ncols)
+            continue;
+        int x = cols_letter(letters, &nletters, base, PyUnicode_READ_CHAR(word, 0));
+        fits = x >= 0;
+        if (fits && !(met >> x & 1)) {
+            met |= (uint64_t)1 << x;
+            k.fresh[fat++] = x;
+        }
+    }
+    k.nfresh[0] = fat;
     for (j = 0; j < ncols && fits; j++) {
+        int c = j + 1; /* the column's slot */
         /* The column's addend letters, a letter met twice weighing twice. */
-        k.tstart[j] = at;
+        k.tstart[c] = at;
         for (w = 0; w < nw && fits; w++) {
             PyObject *word = PyTuple_GET_ITEM(addends, w);
             Py_ssize_t len = PyUnicode_GET_LENGTH(word);
@@ -882,7 +902,7 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
                 continue;
             int x = cols_letter(letters, &nletters, base, PyUnicode_READ_CHAR(word, len - 1 - j));
             fits = x >= 0;
-            for (e = k.tstart[j]; fits && e < at && k.term[e] != x; e++)
+            for (e = k.tstart[c]; fits && e < at && k.term[e] != x; e++)
                 ;
             if (!fits)
                 break;
@@ -893,22 +913,22 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
             k.term[at] = x;
             k.weight[at++] = 1;
         }
-        k.nterm[j] = at - k.tstart[j];
+        k.nterm[c] = at - k.tstart[c];
         /* Its letters not met in the columns before: tried here. */
-        k.first[j] = fat;
-        for (e = k.tstart[j]; e < at; e++)
+        k.first[c] = fat;
+        for (e = k.tstart[c]; e < at; e++)
             if (!(met >> k.term[e] & 1)) {
                 met |= (uint64_t)1 << k.term[e];
                 k.fresh[fat++] = k.term[e];
             }
-        k.nfresh[j] = fat - k.first[j];
+        k.nfresh[c] = fat - k.first[c];
         Py_ssize_t rlen = PyUnicode_GET_LENGTH(result);
-        k.res[j] = -1;
+        k.res[c] = -1;
         if (fits && rlen > j) {
             int x = cols_letter(letters, &nletters, base, PyUnicode_READ_CHAR(result, rlen - 1 - j));
             fits = x >= 0;
-            k.res[j] = x;
-            k.res_new[j] = fits && !(met >> x & 1);
+            k.res[c] = x;
+            k.res_new[c] = fits && !(met >> x & 1);
             if (fits)
                 met |= (uint64_t)1 << x;
         }
