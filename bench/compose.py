@@ -1,12 +1,16 @@
 """Composer benchmark: `alphametic compose` on a 63-word list against seed 000's compiled
 backtracker counting the solutions of every candidate it would have to try.
 
-Usage: python bench/compose.py [--addends N] [--repeat R]
+Usage: python bench/compose.py [--addends N] [--repeat R] [--words FILE [--sample S]]
 The yardstick (../shared/peers/seed000.cpp, built into bench/.build by bench/engine.py's
 build_peer) counts each candidate of at most 10 letters (its own per-puzzle time, summed); the
 composer's time is wall time in this process, words read to last result, difficulty included
 (printed apart too). The candidates the yardstick finds exactly one solution for must be the
 composer's results: the bench says whether they are. `uptime`'s load is printed before and after.
+
+With --words (a word list such as alphametic/wordlists/en.txt, read as the CLI reads it) it
+times the composer alone on S ranges of 1,000 sets of addends spread evenly over the list's
+sets, and prints what the whole list would take on one core at that pace (no yardstick).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from engine import build_peer, peer_run  # noqa: E402
 
-from alphametic.compose import Composed, Tally, candidates, compose  # noqa: E402
+from alphametic.compose import Composed, Tally, candidates, compose, groups, words_of  # noqa: E402
 from alphametic.explain.walkthrough import explain  # noqa: E402
 from alphametic.linear.native import describe  # noqa: E402
 
@@ -41,7 +45,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--addends", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--words", type=Path, help="time a sample of this word list instead")
+    parser.add_argument("--sample", type=int, default=10, help="ranges of 1,000 sets (--words)")
     args = parser.parse_args()
+    if args.words is not None:
+        return _sample(args.words, args.addends, args.sample)
     assert len(WORDS) == 63 and len(set(WORDS)) == 63
     print(f"engine: {describe()}; {_uptime()}")
     best, rating = float("inf"), 0.0
@@ -88,6 +96,29 @@ def main() -> int:
     print(f"results: the {len(unique):,} it finds one solution for {same} the composer's")
     print(f"composer / C++: {best / total:.3f}; {_uptime()}")
     return 0 if same == "=" else 1
+
+
+def _sample(path: Path, addends: int, ranges: int) -> int:
+    """Time the composer on ranges of 1,000 sets spread over a word list's sets; extrapolate."""
+    words = words_of(path.read_text(encoding="utf-8").splitlines())
+    total, width = groups(words, addends), 1000
+    starts = sorted({total * k // ranges for k in range(ranges)})
+    tally, spent, sets = Tally(), 0.0, 0
+    print(f"engine: {describe()}; {_uptime()}")
+    for start in starts:
+        end = min(start + width, total)
+        started = time.process_time()
+        for _ in compose(words, addends=addends, tally=tally, start=start, end=end):
+            pass
+        spent += time.process_time() - started
+        sets += end - start
+    print(
+        f"{path.name}: {len(words):,} words, {total:,} sets of {addends} addends; "
+        f"{sets:,} sampled: {tally.candidates:,} candidates, {tally.searched:,} searched, "
+        f"skipped {tally.skipped}, {tally.results:,} results in {spent:.2f} CPU s"
+    )
+    print(f"whole list at that pace: {spent / sets * total / 60:.1f} CPU minutes; {_uptime()}")
+    return 0
 
 
 def _uptime() -> str:
