@@ -4,17 +4,19 @@ Each candidate is `W1 + … + WN = R`: N addends taken from the list (a word may
 does not matter, so each multiset once) and a result R of the list that is none of the
 addends. A candidate with more distinct letters than the base has digits is skipped, and so
 is one whose result cannot have the length a sum of its addends has (every addend of two or
-more letters starts with a digit other than 0 unless the policy allows it). The results are
+more letters starts with a digit other than 0 unless the policy allows it; a result that may
+start with 0 is as long as its letters after its first letter's leading run). The results are
 bucketed by length and letter set, so a pruned bucket is counted whole, not word by word.
 The rest are counted column by column from the units (linear/columns.py, native where the
 core is built: each column's parity and carry prune as soon as its letters have digits) only
-until their (K+1)-th solution; a candidate with exactly K is then parsed and solved by the
-search engine for its solutions.
+until their (K+1)-th solution; a candidate with exactly K is then parsed, and its solutions
+are the column count's one (K = 1) or the search engine's.
 
 The sets of addends come in a fixed order (`groups()` counts them), so a run can be cut into
 ranges of them (`start`, `end`): shards of a job each take one, and a stopped run resumes at
 `Tally.position`, the first set of addends whose candidates it has not all looked at (a
-result of that set found before the stop comes again: keep results by their text).
+result of that set found before the stop comes again: keep results by their text). A set's
+candidates, and those of them skipped, are counted into the Tally as the set starts.
 """
 
 from __future__ import annotations
@@ -266,11 +268,22 @@ def compose(
             if stop is not None and stop():
                 return
             tally.searched += 1
-            # The columns count in microseconds; only a result builds its puzzle and solves it.
-            if count(base, sums, folded[result], shortest, solutions + 1) != solutions:
+            # The columns count in microseconds; only a result builds its puzzle.
+            digits: dict[str, int] | None = {} if solutions == 1 else None
+            if count(base, sums, folded[result], shortest, solutions + 1, digits) != solutions:
                 continue
             puzzle = parse(_text(listed, terms, result), base=base, leading_zeros=policy)
-            found = tuple(islice(solve(puzzle), solutions + 1))
+            found = _solutions(puzzle, digits, solutions)
             if len(found) == solutions:
                 tally.results += 1
                 yield Composed(puzzle, found, group)
+
+
+def _solutions(
+    puzzle: Puzzle, digits: dict[str, int] | None, wanted: int
+) -> tuple[dict[str, int], ...]:
+    """A result's solutions: the columns' one (letters in the puzzle's order), or up to one
+    more than wanted from the search engine (its order, as solve() hands them)."""
+    if digits is not None:
+        return ({x: digits[x] for x in puzzle.letters},)
+    return tuple(islice(solve(puzzle), wanted + 1))

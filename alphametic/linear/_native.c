@@ -635,6 +635,7 @@ typedef struct {
     int64_t cap, found;
     uint64_t used, nz;
     int digit[64];
+    int keep, kept[64];                 /* keep the first solution's digits? they */
     int *first, *nfresh, *fresh;        /* per column: its letters met first there */
     int *tstart, *nterm, *term;         /* per column: its addend letters ... */
     int64_t *weight;                    /* ... with their multiplicities */
@@ -735,7 +736,8 @@ static void cols_pick(Cols *k, int j, int n, int64_t carry)
 static void cols_column(Cols *k, int j, int64_t carry)
 {
     if (j == k->ncols) {
-        k->found += carry == 0;
+        if (carry == 0 && !k->found++ && k->keep)
+            memcpy(k->kept, k->digit, sizeof k->kept);
         return;
     }
     if (k->bounded && !cols_reach(k, k->before[j]))
@@ -822,14 +824,34 @@ static void cols_order(Cols *k)
     }
 }
 
+/* Put the first solution's digits into the dict: letter -> digit. */
+static int cols_keep(PyObject *solution, const Py_UCS4 *letters, const int *digits, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        PyObject *key = PyUnicode_FromOrdinal((int)letters[i]);
+        PyObject *value = key ? PyLong_FromLong(digits[i]) : NULL;
+        int bad = value == NULL || PyDict_SetItem(solution, key, value) < 0;
+        Py_XDECREF(key);
+        Py_XDECREF(value);
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
+
 static PyObject *count_columns(PyObject *self, PyObject *args)
 {
     int base, shortest;
     long long cap;
-    PyObject *addends, *result;
-    if (!PyArg_ParseTuple(args, "iO!UiL", &base, &PyTuple_Type, &addends, &result, &shortest,
-                          &cap))
+    PyObject *addends, *result, *solution = Py_None;
+    if (!PyArg_ParseTuple(args, "iO!UiL|O", &base, &PyTuple_Type, &addends, &result, &shortest,
+                          &cap, &solution))
         return NULL;
+    if (solution != Py_None && !PyDict_Check(solution)) {
+        PyErr_SetString(PyExc_TypeError, "solution must be a dict or None");
+        return NULL;
+    }
     if (base < 2 || base > 64) {
         PyErr_SetString(PyExc_ValueError, "base outside 2..64");
         return NULL;
@@ -947,18 +969,22 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
         cols_order(&k);
     }
     if (fits && cap > 0) {
+        k.keep = solution != Py_None;
         cols_column(&k, 0, 0);
         found = k.found;
     }
     PyMem_Free(block);
+    if (found && solution != Py_None && cols_keep(solution, letters, k.kept, nletters) < 0)
+        return NULL;
     return PyLong_FromLongLong(found);
 }
 
 static PyMethodDef module_methods[] = {
     {"count_columns", count_columns, METH_VARARGS,
-     "count_columns(base, addends, result, shortest, cap) -> solutions of the sum of the "
-     "addends = result, counted up to cap (0 when its letters outnumber the base's digits); "
-     "words of `shortest` letters or more (0: none) start with no 0."},
+     "count_columns(base, addends, result, shortest, cap, solution=None) -> solutions of the "
+     "sum of the addends = result, counted up to cap (0 when its letters outnumber the base's "
+     "digits); words of `shortest` letters or more (0: none) start with no 0. A dict given as "
+     "solution gets the first solution found (letter -> digit)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -39,7 +39,14 @@ class Core:
         0: no limit): (solutions, left, depth, done)."""
 
 def count_columns(
-    base: int, addends: tuple[str, ...], result: str, shortest: int, cap: int, /
+    base: int,
+    addends: tuple[str, ...],
+    result: str,
+    shortest: int,
+    cap: int,
+    solution: dict[str, int] | None = None,
+    /,
 ) -> int:
     """The solutions of the sum of the addends = result counted up to cap (0 when its letters
-    outnumber the digits); words of `shortest` letters or more (0: none) start with no 0."""
+    outnumber the digits); words of `shortest` letters or more (0: none) start with no 0. A
+    dict given as solution gets the first solution found (letter -> digit)."""

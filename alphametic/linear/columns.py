@@ -14,15 +14,29 @@ below the cap.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Protocol
 
 from .native import engine
 
 __all__ = ["Counter", "count_columns", "counter"]
 
-# count(base, addends, result, shortest, cap): solutions counted up to cap; words of
-# `shortest` letters or more (0: none) start with no 0.
-Counter = Callable[[int, tuple[str, ...], str, int, int], int]
+
+class Counter(Protocol):
+    """count_columns() of either engine."""
+
+    def __call__(
+        self,
+        base: int,
+        addends: tuple[str, ...],
+        result: str,
+        shortest: int,
+        cap: int,
+        solution: dict[str, int] | None = None,
+        /,
+    ) -> int:
+        """Count the solutions up to cap (words of `shortest` letters or more, 0: none, start
+        with no 0); a dict given as solution gets the first one found."""
+
 
 # A column: (its letters met first there, its addend letters with their multiplicities,
 # the result's letter there or None, whether that letter is met first there, and the inverse
@@ -94,8 +108,17 @@ def reach(
     return before, low, high
 
 
-def count_columns(base: int, addends: tuple[str, ...], result: str, shortest: int, cap: int) -> int:
-    """Count the solutions of the sum of the addends = result, up to cap."""
+def count_columns(
+    base: int,
+    addends: tuple[str, ...],
+    result: str,
+    shortest: int,
+    cap: int,
+    solution: dict[str, int] | None = None,
+    /,
+) -> int:
+    """Count the solutions of the sum of the addends = result, up to cap; a dict given as
+    solution gets the first one found (letter -> digit)."""
     words = (*addends, result)
     if len(set("".join(words))) > base or cap <= 0:
         return 0  # more letters than digits: no assignment at all
@@ -111,6 +134,8 @@ def count_columns(base: int, addends: tuple[str, ...], result: str, shortest: in
         # s: the sum's value over the letters with a digit (it must come to 0).
         nonlocal found
         if j == len(cols):
+            if carry == 0 and not found and solution is not None:
+                solution.update(digit)
             found += carry == 0
         elif s + low[before[j]] <= 0 <= s + high[before[j]]:
             pick(j, 0, carry, s)

@@ -97,19 +97,22 @@ def test_the_composer_finds_what_the_brute_force_finds(
     assert tally.results == len(got) and tally.searched <= tally.candidates
 
 
-def brute_count(base: int, addends: tuple[str, ...], result: str, shortest: int) -> int:
-    """How many assignments of distinct digits make the sum hold (words of `shortest`
+def brute_solutions(
+    base: int, addends: tuple[str, ...], result: str, shortest: int
+) -> list[dict[str, int]]:
+    """Every assignment of distinct digits that makes the sum hold (words of `shortest`
     letters or more, 0: none, not starting with 0)."""
     words = (*addends, result)
     letters = sorted(set("".join(words)))
     leading = {w[0] for w in words if shortest and len(w) >= shortest}
-    total = 0
+    found = []
     for chosen in permutations(range(base), len(letters)):
         digits = dict(zip(letters, chosen, strict=True))
         if all(digits[x] for x in leading):
             left = sum(value(w, digits, base) for w in addends)
-            total += left == value(result, digits, base)
-    return total
+            if left == value(result, digits, base):
+                found.append(digits)
+    return found
 
 
 def random_sums(seed: int, count: int) -> list[tuple[int, tuple[str, ...], str, int]]:
@@ -128,16 +131,21 @@ def random_sums(seed: int, count: int) -> list[tuple[int, tuple[str, ...], str, 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_columns_count_what_the_brute_force_counts(engine: str, seed: int) -> None:
-    """Each engine's column count (solved columns, repeated letters, caps) is exact."""
+    """Each engine's column count (solved columns, repeated letters, caps) is exact, and the
+    solution it keeps when asked is one of the sum's."""
     count = counter()
     assert (count is count_columns) == (engine == "python")  # the engine's own twin runs
     seen = set()
     for base, addends, result, shortest in random_sums(seed, 250):
-        full = brute_count(base, addends, result, shortest)
+        every = brute_solutions(base, addends, result, shortest)
+        full = len(every)
         seen.add(min(full, 2))
         for cap in (1, 2, full + 1):
-            got = count(base, addends, result, shortest, cap)
+            kept: dict[str, int] = {}
+            got = count(base, addends, result, shortest, cap, kept)
             assert got == min(full, cap), (base, addends, result, shortest, cap)
+            assert kept in every if every else kept == {}
+        assert count(base, addends, result, shortest, 2) == min(full, 2)  # no dict: the same
     assert seen == {0, 1, 2}  # none, one and several solutions all came up
 
 
