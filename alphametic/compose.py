@@ -21,9 +21,10 @@ candidates, and those of them skipped, are counted into the Tally as the set sta
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import combinations_with_replacement, islice
+from itertools import chain, combinations_with_replacement, islice
 from math import comb
 
 from .language.folding import fold, fold_case
@@ -156,10 +157,10 @@ class _Words:
         bits: dict[str, int] = {}
         self.masks = [sum(1 << bits.setdefault(x, len(bits)) for x in set(w)) for w in self.folded]
         self.spans = [_span(word, policy) for word in self.folded]
-        self.copies: dict[str, int] = {}
+        self.where: dict[str, list[int]] = {}  # a word's positions (more than one: repeated)
         self.buckets: dict[int, _Bucket] = {}
         for position, word in enumerate(self.ordered):
-            self.copies[word] = self.copies.get(word, 0) + 1
+            self.where.setdefault(word, []).append(position)
             span = self.spans[position]
             self.buckets.setdefault(span, _Bucket()).add(self.masks[position], position)
 
@@ -169,7 +170,7 @@ class _Words:
         """The positions of the results worth a search for these addends, in order; the
         others are counted into the tally by their reason, a bucket at once where it can."""
         names = {self.ordered[t]: self.spans[t] for t in terms}  # none is a result
-        listed = len(self.ordered) - sum(self.copies[name] for name in names)
+        listed = len(self.ordered) - sum(len(self.where[name]) for name in names)
         tally.candidates += listed
         letters = 0
         for t in terms:
@@ -182,18 +183,17 @@ class _Words:
         for span, bucket in self.buckets.items():
             sets, size = _fitting(bucket, letters, base, tally)
             if low <= span <= high:
-                self._keep(sets, names, found)
+                found.extend(chain.from_iterable(sets))
             else:  # an addend is never skipped for its letters (they are all the sum's)
-                named = sum(self.copies[name] for name, at in names.items() if at == span)
+                named = sum(len(self.where[name]) for name, at in names.items() if at == span)
                 _skip(tally, "lengths", size - named)
         found.sort()
+        for name in names:  # the addends' own words were kept with the rest: take them out
+            for position in self.where[name]:
+                at = bisect_left(found, position)
+                if at < len(found) and found[at] == position:
+                    del found[at]
         return found
-
-    def _keep(self, sets: Iterable[list[int]], names: dict[str, int], found: list[int]) -> None:
-        """Add the positions of these letter sets whose word is none of the addends."""
-        ordered = self.ordered
-        for positions in sets:
-            found.extend(p for p in positions if ordered[p] not in names)
 
 
 def groups(words: list[str], addends: int = 2) -> int:
