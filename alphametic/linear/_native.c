@@ -864,6 +864,10 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
             return NULL;
         }
         Py_ssize_t len = PyUnicode_GET_LENGTH(word);
+        if (len == 0) {
+            PyErr_SetString(PyExc_ValueError, "empty word");
+            return NULL;
+        }
         total += len;
         if (len > ncols)
             ncols = len;

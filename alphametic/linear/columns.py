@@ -120,6 +120,8 @@ def count_columns(
     """Count the solutions of the sum of the addends = result, up to cap; a dict given as
     solution gets the first one found (letter -> digit)."""
     words = (*addends, result)
+    if not all(words):
+        raise ValueError("empty word")
     if len(set("".join(words))) > base or cap <= 0:
         return 0  # more letters than digits: no assignment at all
     nonzero = {w[0] for w in words if shortest and len(w) >= shortest}

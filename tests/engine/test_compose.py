@@ -147,6 +147,8 @@ def test_columns_count_what_the_brute_force_counts(engine: str, seed: int) -> No
             assert kept in every if every else kept == {}
         assert count(base, addends, result, shortest, 2) == min(full, 2)  # no dict: the same
     assert seen == {0, 1, 2}  # none, one and several solutions all came up
+    with pytest.raises(ValueError, match="empty word"):
+        count(10, ("AB", ""), "CD", 2, 2)
 
 
 def least(word: str, base: int, shortest: int, whole: bool) -> int:
