@@ -116,7 +116,8 @@ def _span(word: str, policy: LeadingZeros) -> int:
 
 @dataclass
 class _Bucket:
-    """The words of one length by letter set: mask -> their positions in the sorted list."""
+    """The words of one span (the fewest digits their value has) by letter set: mask -> their
+    positions in the sorted list."""
 
     size: int = 0
     most: int = 0  # the most letters a word of the bucket has
@@ -237,8 +238,9 @@ def candidates(
     """Each candidate worth a search with the index of its set of addends, in a fixed order,
     for the sets from `start` up to `end` (pruned ones counted; `tally.position` follows)."""
     tally = tally if tally is not None else Tally()
-    listed = _Words(words, leading_zeros)
-    for group, terms, results in _searched(listed, addends, base, leading_zeros, tally, start, end):
+    policy = LeadingZeros(leading_zeros)  # the rules compare members: a str value works too
+    listed = _Words(words, policy)
+    for group, terms, results in _searched(listed, addends, base, policy, tally, start, end):
         for result in results:
             yield group, _text(listed, terms, result)
 
