@@ -35,6 +35,9 @@ from .search import solve
 
 # The letter sets of a bucket that a set of addends leaves: each the positions of its words.
 Sets = Iterable[list[int]]
+# Candidates with a longer word go to the search engine: the column count recurses a few
+# levels per column, and Python's recursion limit (1,000) must hold for its pure-Python twin.
+LONGEST = 200
 
 __all__ = ["Composed", "Tally", "candidates", "compose", "groups", "words_of"]
 
@@ -266,13 +269,16 @@ def compose(
     folded = listed.folded
     for group, terms, results in _searched(listed, addends, base, policy, tally, start, end):
         sums = tuple(folded[t] for t in terms)
+        short = max(map(len, sums)) <= LONGEST
         for result in results:
             if stop is not None and stop():
                 return
             tally.searched += 1
             # The columns count in microseconds; only a result builds its puzzle.
             digits: dict[str, int] | None = {} if solutions == 1 else None
-            if count(base, sums, folded[result], shortest, solutions + 1, digits) != solutions:
+            if not short or len(folded[result]) > LONGEST:
+                digits = None  # the search engine decides alone
+            elif count(base, sums, folded[result], shortest, solutions + 1, digits) != solutions:
                 continue
             puzzle = parse(_text(listed, terms, result), base=base, leading_zeros=policy)
             found = _solutions(puzzle, digits, solutions)

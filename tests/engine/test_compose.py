@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from alphametic.cli.main import main
-from alphametic.compose import Tally, candidates, compose, groups, words_of
+from alphametic.compose import LONGEST, Tally, candidates, compose, groups, words_of
 from alphametic.language.options import LeadingZeros
 from alphametic.linear.columns import count_columns, counter
 
@@ -215,6 +215,17 @@ def test_the_pruning_leaves_what_each_rule_leaves(addends: int, base: int, polic
     assert tally.position == groups(MIXED, addends)
     assert kept and "lengths" in skipped  # the rules fired (letters where the base is short)
     assert ("letters" in skipped) == (base < 6)
+
+
+# Words too long for the column count (past compose.LONGEST): the search engine decides.
+LONG = ["AB", "BA", "B", "C", "CA", "A" * 250 + "B", "B" * 250 + "A", "C" + "A" * 249 + "B"]
+
+
+def test_candidates_with_long_words_find_what_the_brute_force_finds(engine: str) -> None:
+    got = {c.puzzle.text: c.solutions for c in compose(LONG, base=6, leading_zeros="allow")}
+    expected = brute(LONG, 2, 6, "allow", 1)
+    assert {text: list(found) for text, found in got.items()} == expected
+    assert any(len(text) > 2 * LONGEST for text in expected)  # long ones among them
 
 
 def test_ranges_find_what_one_whole_run_finds() -> None:
