@@ -950,6 +950,7 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
         k.nfresh[c] = fat - k.first[c];
         Py_ssize_t rlen = PyUnicode_GET_LENGTH(result);
         k.res[c] = -1;
+        k.res_new[c] = 0; /* a column past the result's length has none */
         if (fits && rlen > j) {
             int x = cols_letter(letters, &nletters, base, PyUnicode_READ_CHAR(result, rlen - 1 - j));
             fits = x >= 0;

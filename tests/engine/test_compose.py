@@ -151,6 +151,27 @@ def test_columns_count_what_the_brute_force_counts(engine: str, seed: int) -> No
         count(10, ("AB", ""), "CD", 2, 2)
 
 
+# Long sums: many columns past the result's length, or one more in the result.
+LONG_SUMS = [
+    (6, ("A" * 150 + "B", "B" * 150 + "A"), "C" + "A" * 149 + "B", 0),
+    (6, ("A" * 150 + "B", "B"), "C", 0),
+    (5, ("C" * 150 + "B", "B" * 150 + "A"), "CA", 0),
+    (5, ("A" * 150 + "B", "B" * 150 + "A"), "C" * 151, 2),
+    (6, ("BA" * 70, "AB" * 70), "BCA", 1),
+    (4, ("B" * 150 + "A", "A"), "B" * 150 + "C", 2),
+]
+
+
+@pytest.mark.parametrize(("base", "addends", "result", "shortest"), LONG_SUMS)
+def test_columns_count_long_sums_like_the_brute_force(
+    engine: str, base: int, addends: tuple[str, ...], result: str, shortest: int
+) -> None:
+    every = brute_solutions(base, addends, result, shortest)
+    kept: dict[str, int] = {}
+    assert counter()(base, addends, result, shortest, 3, kept) == min(len(every), 3)
+    assert kept in every if every else kept == {}
+
+
 def least(word: str, base: int, shortest: int, whole: bool) -> int:
     """The least a word can be worth: a word that may not start with 0 has all its digits;
     else 0, or (a result, `whole`) what the letters after its leading letter's run spell."""
