@@ -37,7 +37,7 @@ def every_result(store: JobStore, job_id: str) -> list[str]:
 
 def sharded(fresh_settings: Callable[..., Settings], **changes: Any) -> Settings:
     """Settings whose threshold splits the long word list into several shards."""
-    settings = fresh_settings(shard_threshold=4e6, shard_count=8, **changes)
+    settings = fresh_settings(shard_threshold=4e5, shard_count=8, **changes)
     assert len(plan(settings, list(long_words()), 2)) == 8
     return settings
 

@@ -15,9 +15,10 @@ SMALL = ["AB", "BA", "CC", "ABC", "CAB", "BCA", "A", "B", "AD", "DAB"]
 
 
 @functools.cache
-def long_words(count: int = 60, seed: int = 26) -> tuple[str, ...]:
-    """About `count` made-up words of 2 to 5 of twelve letters: 1,653 sets of two addends,
-    seconds of composing on either engine, with results from the start."""
+def long_words(count: int = 90, seed: int = 26) -> tuple[str, ...]:
+    """About `count` made-up words of 2 to 5 of twelve letters: at 90, 86 words, 3,741 sets of
+    two addends and 472 results, about 6 s of composing and rating them on one native core
+    (the rating is most of it), with results from the start."""
     rng = random.Random(seed)
     made = {"".join(rng.choice(LETTERS) for _ in range(rng.randint(2, 5))) for _ in range(count)}
     return tuple(sorted(made))

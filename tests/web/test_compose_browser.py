@@ -32,8 +32,8 @@ def test_a_compose_job_lists_its_puzzles_as_they_come(
 ) -> None:
     page.goto(live_server + "/")
     page.click("#compose-link")
-    # 86 words, 321,726 candidates: many seconds of composing even on two processes.
-    page.fill("#words", "\n".join(long_words(90)))
+    # 115 words and about 1,500 results: 20 s of composing and rating them on one process.
+    page.fill("#words", "\n".join(long_words(120)))
     page.click("#submit")
     page.wait_for_url(f"{live_server}/jobs/*")
     job_id = page.url.rsplit("/", 1)[1]
@@ -58,7 +58,7 @@ def test_a_compose_job_lists_its_puzzles_as_they_come(
     page.goto(live_server + "/")  # this browser's recent jobs: the compose job, then the solve
     page.wait_for_selector("#your-jobs-list li")
     listed = page.locator("#your-jobs-list").inner_text()
-    assert "Compose puzzles" in listed and long_words(90)[0] in listed and first in listed
+    assert "Compose puzzles" in listed and long_words(120)[0] in listed and first in listed
     assert page.csp == [] and page.dialogs == [] and page.errors == []
 
 
