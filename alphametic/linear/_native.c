@@ -3,7 +3,9 @@
  * It walks the same tree as the pure-Python engine: letters in plan order, digits ascending
  * with the column stride, the same oriented interval windows (a port of bounds.py's
  * rest_range, fed the same sign splits), the last letter solved by division. So it finds the
- * same solutions in the same order and counts the same nodes (less the Python memo's hits).
+ * same solutions in the same order and counts the same nodes in count mode (less the Python
+ * memo's hits); in first and all modes both skip a dead end met again (a state with no
+ * solution below), each with its own memo.
  * The search is an explicit stack, so it can stop after a budget of nodes (or a batch of
  * solutions) and resume: Python keeps the check hook, progress and cancellation.
  * Values are int64: native.py sends only puzzles whose sums provably fit (see FIT there).
@@ -282,12 +284,13 @@ static int walk(Core *c, int64_t *budget, int64_t turns, int64_t *found, PyObjec
         int i = c->level;
         int64_t d = c->D[i];
         if (d > c->H[i]) {
-            if (out == NULL) {
-                if (c->remember && i > c->top && costs(c, i))
-                    memo_put(c, i, c->S[i], c->U[i], c->T[i]);
-                if (i > c->top)
-                    c->T[i - 1] += c->T[i];
-            }
+            /* Count mode keeps every finished state's count; solve mode only those with no
+             * solution below (dead ends), which it may skip as count mode does: so first
+             * mode visits no more states than count mode on a puzzle with none. */
+            if (c->remember && i > c->top && costs(c, i) && (out == NULL || c->T[i] == 0))
+                memo_put(c, i, c->S[i], c->U[i], c->T[i]);
+            if (i > c->top)
+                c->T[i - 1] += c->T[i];
             c->level--;
             continue;
         }
@@ -330,6 +333,7 @@ static int walk(Core *c, int64_t *budget, int64_t turns, int64_t *found, PyObjec
             Py_DECREF(sol);
             if (bad)
                 return -1;
+            c->T[i] += 1;
             if (PyList_GET_SIZE(out) >= want)
                 return i;
             continue;
@@ -346,9 +350,10 @@ static int walk(Core *c, int64_t *budget, int64_t turns, int64_t *found, PyObjec
             continue;
         int cost = costs(c, i1);
         int64_t known;
-        if (out == NULL && cost && c->remember && memo_get(c, i1, t, u, &known)) {
-            c->hits++; /* counted before: no node, as in counting.py */
-            *found += known;
+        if (cost && c->remember && memo_get(c, i1, t, u, &known)) {
+            c->hits++; /* counted before (solve mode: a dead end): no node, as in counting.py */
+            if (out == NULL)
+                *found += known;
             c->T[i] += known;
             continue;
         }

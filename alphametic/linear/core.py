@@ -215,6 +215,12 @@ def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[l
                     sub = tails(i1, t, u, x, y)
                     if sub:
                         res.extend(map((d,).__add__, sub))
+        keep(i, s, used, res)
+        return res
+
+    def keep(i: int, s: int, used: int, res: list[Solution]) -> None:
+        # Memoise a finished state's tails (a generator level's only when it had none).
+        nonlocal stored, remember, probe
         if remember and stored < MEMO_CAP:
             memo[i, s, used] = res
             stored += len(res) + 1
@@ -226,11 +232,16 @@ def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[l
                     remember = box.verdict = hits * 8 >= PROBE
                     if not remember:
                         memo.clear()
-        return res
 
     def node(i: int, s: int, used: int, lo: int, hi: int) -> Iterator[list[Item]]:
-        # Generator levels near the root; the subtree below `cut` is one tails() call.
-        nonlocal budget
+        # Generator levels near the root; the subtree below `cut` is one tails() call. A
+        # state that led to no solution is kept as a dead end and skipped when it recurs (as
+        # count mode skips it), so first mode is no slower than count mode on a puzzle
+        # with none.
+        nonlocal budget, hits
+        if remember and i > top and (i, s, used) in memo:
+            hits += 1
+            return
         budget -= 1
         if not budget:
             tick(i)
@@ -242,6 +253,7 @@ def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[l
             lo += ((-s // g_[i]) * inv_[i] - lo) % m
         i1 = i + 1
         c1, lo1, hi1 = coef[i1], dlo_[i1], dhi_[i1]
+        alive = False
         for d in range(lo, hi + 1, m):
             if used >> d & 1:
                 continue
@@ -256,11 +268,16 @@ def batches(plan: Plan, path: list[int], tick: Tick, tally: Tally) -> Iterator[l
             if x <= y:
                 path[i] = d
                 if i1 < cut:
-                    yield from node(i1, t, u, x, y)
+                    for found in node(i1, t, u, x, y):
+                        alive = True
+                        yield found
                 else:
                     res = tails(i1, t, u, x, y)
                     if res:
+                        alive = True
                         yield emit(i1, u, res)
+        if not alive and i > top:
+            keep(i, s, used, [])
 
     deep = DEEP
     while deep > 1 and falling(plan.base, deep) > SUBTREE:

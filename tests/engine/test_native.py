@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from itertools import islice
 from pathlib import Path
 from typing import cast
 
@@ -124,6 +125,34 @@ def test_count_mode_visits_the_same_nodes_on_both_engines() -> None:
                 search.count()
             nodes.append(search.nodes)
         assert nodes[0] == nodes[1], text
+
+
+@pytest.mark.parametrize("name", ["python", "native"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A + B + C + D + E = F + G + H + I + J",  # digit sum 45 is odd: none, symmetric
+        "AB + CD + EF + GH = IJ + IJ + IJ",
+        "ABC + DEF = GHIJ + A",
+    ],
+)
+def test_first_mode_visits_no_more_nodes_than_count_mode(name: str, text: str) -> None:
+    """A dead end met again is skipped in first and all modes as count mode skips it."""
+    if name == "native" and not is_built():
+        pytest.skip("the native core is not built")
+    visited = {}
+    with on(name):
+        for mode in ("count", "first", "all"):
+            forget_plans()
+            search = Search(parse(text))
+            if mode == "count":
+                found = search.count()
+            else:
+                found = len(list(islice(search.solutions(), 1 if mode == "first" else None)))
+            visited[mode] = (search.nodes, found)
+    assert visited["first"][0] <= visited["count"][0], visited
+    assert visited["first"][1] == min(visited["count"][1], 1), visited
+    assert visited["all"][1] == visited["count"][1], visited
 
 
 @native_only
