@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+NATIVE := alphametic/linear/_native.c alphametic/steps/_native.c
 LOCK_ARGS := --universal --python-version 3.11 --quiet
 
 .PHONY: run test lint typecheck pytest bench clean lock
@@ -19,8 +20,7 @@ $(BIN)/python:
 # alphametic/steps/_native.c) in place,
 # when there is a C compiler; without one the pure-Python engine runs (ALPHAMETIC_ENGINE=native: the
 # install fails instead, as in CI). Editing the C source reinstalls, so it is rebuilt.
-$(STAMP): pyproject.toml setup.py alphametic/linear/_native.c alphametic/steps/_native.c \
-		requirements-test.lock | $(BIN)/python
+$(STAMP): pyproject.toml setup.py requirements-test.lock $(NATIVE) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -r requirements-test.lock -e '.[test,monitoring]'
 	@$(BIN)/python -c "from alphametic.linear.native import describe; print('alphametic engine:', describe())"
 	touch $(STAMP)
