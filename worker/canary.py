@@ -83,6 +83,13 @@ class ConsumerWatch:
             self.taken = self.clock()
             self.waiting_since = None
 
+    def away(self) -> None:
+        """The broker (Redis) cannot be reached: the consumer can take nothing, through no
+        fault of its own, so its proof starts over once the broker answers again."""
+        with self._lock:
+            self.taken = self.clock()
+            self.waiting_since = None
+
     def live(self, full: bool, send: Callable[[], bool]) -> bool:
         """Whether the consumer is proven now; sends a canary when one is due (`send` returns
         whether the broker accepted it). `full`: every pool process is busy."""

@@ -67,13 +67,17 @@ class Heartbeat(bootsteps.StartStopStep):
         """Beat and sweep until stopped; Redis being away only delays the next round."""
         while not self._stop.is_set():
             try:
+                beat(self._store.client, settings, self._hostname, self._queues)
                 if not self._consumer_live():
                     canary.stop_lost_consumer(self._watch)
                     return
-                beat(self._store.client, settings, self._hostname, self._queues)
                 reap(self._store, holder_is_dead)
                 resend_lost(self._store)
             except UNREACHABLE as error:
+                # Redis, the broker too, is away: a canary sent before cannot come back until
+                # it returns, so the consumer's proof waits for it (an outage longer than the
+                # canary's deadline is not a lost consumer).
+                self._watch.away()
                 log.warning("heartbeat failed: %s", error)
             except Exception:  # noqa: BLE001 (the thread must survive anything, and say so)
                 log.exception("heartbeat round failed")

@@ -270,6 +270,19 @@ def test_consumer_watch_sends_a_canary_when_idle_and_judges_one_not_taken() -> N
     assert watch.live(True, send)  # a full pool takes nothing, rightly
     now[0] += watch.idle + watch.deadline + 1
     assert watch.live(False, lambda: False) and watch.live(False, lambda: False)  # no broker
+    # A canary sent, then the broker away past its deadline: no proof either way, and the
+    # deadline counts again from the broker's return.
+    watch.took()
+    now[0] += watch.idle + 0.1
+    assert watch.live(False, send)  # a canary goes out...
+    now[0] += watch.deadline + 5
+    watch.away()  # ...and Redis went away meanwhile (the heartbeat could not beat)
+    now[0] += watch.idle + 0.1
+    assert watch.live(False, send)  # back: a fresh canary, not a verdict on the old one
+    now[0] += watch.deadline - 0.5
+    assert watch.live(False, send)
+    now[0] += 1
+    assert not watch.live(False, send)  # that one not taken either: lost
 
 
 def test_a_worker_whose_consumer_takes_nothing_stops_and_an_idle_one_does_not(
