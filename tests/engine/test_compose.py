@@ -1,5 +1,5 @@
-"""The composer against an independent brute force written here: every multiset of addends,
-every result, every assignment of distinct digits, counted with Python integers."""
+"""The composer against an independent brute force (tests/support/words.py): every multiset
+of addends, every result, every assignment of distinct digits, counted with Python integers."""
 
 from __future__ import annotations
 
@@ -14,49 +14,11 @@ from alphametic.cli.main import main
 from alphametic.compose import LONGEST, Tally, candidates, compose, groups, words_of
 from alphametic.language.options import LeadingZeros
 from alphametic.linear.columns import count_columns, counter
+from tests.support.words import brute, value
 
 WORDS = ["AB", "BA", "CC", "ABC", "CAB", "BCA", "A", "B", "AD", "DAB"]
 # Results whose leading letter repeats: with 0-led words allowed, "CCD" may be worth just D.
 RUNS = [*WORDS, "AAB", "CCD", "BBCA", "DDDB"]
-
-
-def value(word: str, digits: dict[str, int], base: int) -> int:
-    """The number a word spells in the base."""
-    total = 0
-    for letter in word:
-        total = total * base + digits[letter]
-    return total
-
-
-def brute(
-    words: list[str], addends: int, base: int, policy: str, wanted: int
-) -> dict[str, list[dict[str, int]]]:
-    """Puzzle text -> its solutions, for every candidate with exactly `wanted` solutions."""
-    found: dict[str, list[dict[str, int]]] = {}
-    for terms in combinations_with_replacement(sorted(set(words)), addends):
-        for result in sorted(set(words)):
-            if result in terms:
-                continue
-            everything = [*terms, result]
-            letters = sorted(set("".join(everything)))
-            if len(letters) > base:
-                continue
-            leading = {
-                w[0]
-                for w in everything
-                if policy == "every-word" or (policy == "multi-letter" and len(w) > 1)
-            }
-            solutions = []
-            for chosen in permutations(range(base), len(letters)):
-                digits = dict(zip(letters, chosen, strict=True))
-                if any(digits[letter] == 0 for letter in leading):
-                    continue
-                left = sum(value(w, digits, base) for w in terms)
-                if left == value(result, digits, base):
-                    solutions.append(digits)
-            if len(solutions) == wanted:
-                found[" + ".join(terms) + " = " + result] = solutions
-    return found
 
 
 @pytest.mark.parametrize(

@@ -37,7 +37,7 @@ def composed_texts(words: tuple[str, ...], addends: int = 2, base: int = 10) -> 
     return frozenset(composed_list(words, addends, base))
 
 
-def _value(word: str, digits: dict[str, int], base: int) -> int:
+def value(word: str, digits: dict[str, int], base: int) -> int:
     """The number a word spells in the base."""
     total = 0
     for letter in word:
@@ -71,7 +71,7 @@ def brute(
                 digits = dict(zip(letters, chosen, strict=True))
                 if any(digits[letter] == 0 for letter in leading):
                     continue
-                if sum(_value(w, digits, base) for w in terms) == _value(result, digits, base):
+                if sum(value(w, digits, base) for w in terms) == value(result, digits, base):
                     solutions.append(digits)
             if len(solutions) == wanted:
                 found[" + ".join(terms) + " = " + result] = solutions
