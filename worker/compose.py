@@ -46,7 +46,9 @@ from .run import (
     TIME_LIMIT,
     YIELDED,
     Outcome,
+    flags,
 )
+from .shards import send_shards
 from .stopping import stop_requested
 
 log = logging.getLogger(__name__)
@@ -150,17 +152,7 @@ class ComposeRun:
     def poll(self) -> None:
         """Read the cancel and stop flags and our claim (best-effort: Redis away, carry on)."""
         self.last_poll = time.monotonic()
-        try:
-            mine, cancel, stop = self.attempt.poll()
-        except UNREACHABLE as error:
-            log.warning("job %s: cancel poll failed: %s", self.job.id, error)
-            return
-        if not mine:
-            self.outcome = STALE
-        elif cancel:
-            self.outcome = CANCELED
-        elif stop:
-            self.outcome = STOPPED
+        self.outcome = flags(self.attempt, self.job.id) or self.outcome
 
     def fields(self, final: str) -> dict[str, str]:
         """Progress fields of the record as they stand now, with the checkpoint."""
@@ -291,17 +283,7 @@ def plan(settings: Settings, words: list[str], addends: int) -> list[tuple[tuple
 def split(handle: Handle, attempt: Attempt, job: Job) -> bool:
     """Shard the claimed compose job and send its first shards; False = run it whole."""
     parts = plan(handle.settings, job.puzzle.split(), int(job.options["addends"]))
-    if not parts:
-        return False
-    status = shards.split(handle, attempt, job.id, parts)
-    if status == "canceled":
-        return False  # the whole run sees the cancel flag at once and ends canceled
-    if status == "stale":
-        return True
-    log.info("job %s: split into %d shards", job.id, len(parts))
-    shards.dispatch(handle, job.id, job.mode, handle.settings.shard_window)
-    shards.release(handle, attempt, job.id)
-    return True
+    return send_shards(handle, attempt, job, parts)
 
 
 def run_shard(handle: Handle, attempt: Attempt, shard: Job, record: dict[str, str]) -> Outcome:

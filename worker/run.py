@@ -52,6 +52,23 @@ class Outcome(StrEnum):
 
 CANCELED, FAILED, STALE = Outcome.CANCELED, Outcome.FAILED, Outcome.STALE
 STOPPED, YIELDED = Outcome.STOPPED, Outcome.YIELDED
+
+
+def flags(attempt: Attempt, job_id: str) -> Outcome | None:
+    """What the job's cancel and stop flags and the run's claim say: an ending, or None to go
+    on (also when Redis cannot be reached: a poll is best-effort)."""
+    try:
+        mine, cancel, stop = attempt.poll()
+    except UNREACHABLE as error:
+        log.warning("job %s: cancel poll failed: %s", job_id, error)
+        return None
+    if not mine:
+        return STALE
+    if cancel:
+        return CANCELED
+    return STOPPED if stop else None
+
+
 TIME_LIMIT = "time limit"  # the error of a job that failed at its time limit
 # The final write outlasts a Redis restart: about 30 s of retries, then the lease sweep re-runs.
 FINAL_WRITE_TRIES = 10
@@ -243,17 +260,7 @@ class Run:
     def poll(self) -> None:
         """Read the cancel and stop flags and our claim (best-effort: Redis away, carry on)."""
         self.last_poll = time.monotonic()
-        try:
-            mine, cancel, stop = self.attempt.poll()
-        except UNREACHABLE as error:
-            log.warning("job %s: cancel poll failed: %s", self.job.id, error)
-            return
-        if not mine:
-            self.outcome = STALE
-        elif cancel:
-            self.outcome = CANCELED
-        elif stop:
-            self.outcome = STOPPED
+        self.outcome = flags(self.attempt, self.job.id) or self.outcome
 
     def fields(self, final: str) -> dict[str, str]:
         """Progress fields of the record as they stand now, with the checkpoint."""

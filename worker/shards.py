@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
 
 import alphametic
 from alphametic.search import NODES_PER_SECOND
@@ -82,6 +83,14 @@ def split(handle: Handle, attempt: Attempt, job: Job) -> bool:
     """Shard the claimed parent job and send its first shards; False = run it whole instead."""
     puzzle = alphametic.parse(job.puzzle, **job.options)
     parts = plan(handle.settings, puzzle, listing=job.mode.stores, estimate=job.estimate)
+    return send_shards(handle, attempt, job, parts)
+
+
+def send_shards(
+    handle: Handle, attempt: Attempt, job: Job, parts: Sequence[tuple[tuple[int, ...], float]]
+) -> bool:
+    """Split the claimed parent job into these parts and send its first shards; False (no
+    parts, or a cancel came first) = run it whole instead."""
     if not parts:
         return False
     status = shards.split(handle, attempt, job.id, parts)
