@@ -159,12 +159,11 @@ def test_run_again_and_delete_in_a_browser_with_its_live_page(
         tab.wait_for_url(f"{live_server}/jobs/*")
         first = tab.url
         tab.wait_for_selector(DONE, timeout=60_000)
-        # Its explanation worked out first: the page reloads itself once it is ready, which
-        # could swallow the click below.
-        job_id = first.rsplit("/jobs/", 1)[1].split("?")[0]
-        tab.request.get(f"{live_server}/api/jobs/{job_id}/explain?wait=30")
-        tab.reload()
-        tab.locator("#delete").wait_for()  # the poller reloads the page once the job is done
+        # The page reloads itself when the job ends and again when its explanation is ready (a
+        # click during a reload is lost; a reload of our own raced the page's): wait for the
+        # page drawn with both, which reloads no more.
+        tab.wait_for_selector("#explain:not([data-pending])", timeout=60_000)
+        tab.locator("#delete").wait_for()
         tab.click("#run-again")
         tab.wait_for_url(lambda url: "/jobs/" in url and url != first)
         tab.wait_for_selector(DONE, timeout=60_000)
