@@ -58,12 +58,18 @@
 
   // While a worker works the steps out: ask (the server holds each answer a while) until
   // they are ready, then reload so the server draws them; 202 and 429 say when to ask again.
+  // Not when the reader is already going elsewhere: a reload then would cancel their
+  // navigation (a link followed, a form sent) and keep them here.
   function waitForSteps(url) {
+    var leaving = false;
+    window.addEventListener("beforeunload", function () { leaving = true; });
+    window.addEventListener("pageshow", function () { leaving = false; });
     function again(seconds) { setTimeout(ask, 1000 * Math.min(Math.max(seconds || 2, 1), 30)); }
     function ask() {
+      if (leaving) { return; }
       fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
         .then(function (answer) {
-          if (answer.status === 200) { window.location.reload(); return; }
+          if (answer.status === 200) { if (!leaving) { window.location.reload(); } return; }
           if (answer.status === 404) { return; }
           again(parseInt(answer.headers.get("Retry-After"), 10));
         }, function () { again(5); });

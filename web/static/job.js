@@ -16,6 +16,10 @@
   var table = document.getElementById("solutions");
   var body = table ? table.tBodies[0] : null;
   var fetching = false;
+  // Set once the reader goes elsewhere (a link, a form): a reload then would cancel that.
+  var leaving = false;
+  window.addEventListener("beforeunload", function () { leaving = true; });
+  window.addEventListener("pageshow", function () { leaving = false; });
   var clock = { elapsed: parseFloat(root.dataset.elapsed), at: Date.now(), running: false };
 
   function byId(id) { return document.getElementById(id); }
@@ -191,7 +195,7 @@
         appendSolutions();
         showGrid();
         if (["succeeded", "failed", "canceled"].indexOf(res.job.state) >= 0) {
-          window.location.reload();
+          if (!leaving) { window.location.reload(); } // not over the reader's own navigation
           return;
         }
         // A server with no wait slot free answers at once: then wait out Retry-After here.
