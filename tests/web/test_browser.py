@@ -27,6 +27,13 @@ def page(browser: Any) -> Iterator[Any]:
         yield tab
 
 
+def settled(page: Any) -> None:
+    """Wait for a finished job's page that reloads itself no more: drawn done, with no
+    explanation still pending (its reload, when the steps are ready, could race a goto)."""
+    page.wait_for_selector(DONE)
+    page.wait_for_function("() => !document.querySelector('#explain[data-pending]')")
+
+
 def submit(page: Any, url: str, puzzle: str, mode: str = "solve", base: int = 10) -> None:
     """Fill the form and submit it."""
     page.goto(url + "/")
@@ -148,14 +155,14 @@ def test_your_jobs_are_listed_in_this_browser_only(browser: Any, live_server: st
         page.goto(live_server + "/")
         assert page.locator("#your-jobs").is_hidden()
         submit(page, live_server, "ODD + ODD = EVEN", mode="enumerate")
-        page.wait_for_selector(DONE)
+        settled(page)
         page.goto(live_server + "/")
         item = page.locator("#your-jobs-list li").first
         item.wait_for()
         assert "ODD + ODD = EVEN" in item.inner_text() and "Finished" in item.inner_text()
         # The same puzzle counted in base 12: a second line that says how it differs.
         submit(page, live_server, "ODD + ODD = EVEN", mode="count", base=12)
-        page.wait_for_selector(DONE)
+        settled(page)
         page.goto(live_server + "/")
         page.locator("#your-jobs-list li >> nth=1").wait_for()
         lines = page.locator("#your-jobs-list li").all_inner_texts()
