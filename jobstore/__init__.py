@@ -36,6 +36,7 @@ from .model import (
     Job,
     Mode,
     Page,
+    ResultOrder,
     State,
     decode,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "Page",
     "Rate",
     "RateLimited",
+    "ResultOrder",
     "Settings",
     "State",
     "StorageFull",

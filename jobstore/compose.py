@@ -22,7 +22,7 @@ from alphametic.compose import words_of
 
 from .admission import OptionsError, Submission
 from .keys import Keys
-from .model import TERMINAL, Mode, State
+from .model import TERMINAL, Mode, ResultOrder, State
 from .shards import shard_id
 
 # Options of a compose job and their ranges (the CLI's: alphametic/cli/compose.py).
@@ -164,24 +164,54 @@ def encode(text: str, solutions: list[dict[str, int]], difficulty: dict[str, Any
     return json.dumps(body, ensure_ascii=False, sort_keys=True)
 
 
+def _ranked(
+    client: redis.Redis, keys: Keys, parts: list[str], order: ResultOrder
+) -> list[dict[str, Any]]:
+    """Every result the parts stored, by difficulty (at most the results cap of them: read
+    whole and sorted here, which costs a few milliseconds a thousand results); results
+    without a difficulty (K > 1 solutions) come last, ties by puzzle text."""
+    with client.pipeline(transaction=False) as pipe:
+        for part in parts:
+            pipe.hvals(keys.composed(part))
+        bodies = [json.loads(body) for values in pipe.execute() for body in values]
+    sign = -1 if order is ResultOrder.HARDEST else 1
+
+    def rank(item: dict[str, Any]) -> tuple[int, int, str]:
+        """Rated first, then by score in the order asked, then by text."""
+        rating = item.get("difficulty")
+        if not rating:
+            return (1, 0, str(item["puzzle"]))
+        return (0, sign * int(rating["score"]), str(item["puzzle"]))
+
+    return sorted(bodies, key=rank)
+
+
 def results(
-    client: redis.Redis, keys: Keys, job_id: str, offset: int, limit: int
+    client: redis.Redis,
+    keys: Keys,
+    job_id: str,
+    offset: int,
+    limit: int,
+    order: ResultOrder = ResultOrder.FOUND,
 ) -> tuple[list[dict[str, Any]], int]:
-    """A page of a compose job's results in the order they were first stored, and how many
-    are stored (a sharded job's: its shards' in order, as far as known; see _visible)."""
+    """A page of a compose job's results in the order asked, and how many are stored (a
+    sharded job's: its shards' in order, as far as known; see _visible)."""
     parts, state = client.hmget(keys.job(job_id), "shards", "state")
     ids = [shard_id(job_id, i) for i in range(int(parts or 0))] or [job_id]
     counts = _visible(client, keys, ids, state in TERMINAL) if parts else None
     if counts is None:
         counts = [int(client.llen(keys.composed_order(job_id)))]
+    if order is not ResultOrder.FOUND:
+        listed = _ranked(client, keys, [p for p, n in zip(ids, counts, strict=True) if n], order)
+        return listed[offset : offset + limit], len(listed)
     total, end = sum(counts), offset + limit
     found: list[dict[str, Any]] = []
     start_of_part = 0
     for part, count in zip(ids, counts, strict=True):
         lo, hi = max(offset, start_of_part), min(end, start_of_part + count)
         if lo < hi:
-            order = keys.composed_order(part)
-            texts = client.lrange(order, lo - start_of_part, hi - start_of_part - 1)
+            first = keys.composed_order(part)
+            texts = client.lrange(first, lo - start_of_part, hi - start_of_part - 1)
             bodies = client.hmget(keys.composed(part), texts) if texts else []
             found += [json.loads(body) for body in bodies if body is not None]
         start_of_part += count

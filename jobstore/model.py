@@ -49,6 +49,14 @@ def band_of(lane: int) -> tuple[int, ...]:
 UNFINISHED = frozenset({State.QUEUED, State.RUNNING})
 
 
+class ResultOrder(StrEnum):
+    """How a compose job's results are listed: as first stored, or by difficulty."""
+
+    FOUND = "found"
+    EASIEST = "easiest"  # lowest difficulty score first (ties by puzzle text)
+    HARDEST = "hardest"  # highest first (ties by puzzle text)
+
+
 class Mode(StrEnum):
     """What a job computes: the first solution, every solution, their number, or (compose)
     every sum of words from a list with exactly K solutions (jobstore/compose.py).

@@ -34,7 +34,19 @@ from .keys import Keys
 from .lanes import turn_keys
 from .lua import scripts_for
 from .messages import task_message
-from .model import BIG, CHUNK, FIRST, QUEUES, UNFINISHED, Job, Mode, Page, State, decode
+from .model import (
+    BIG,
+    CHUNK,
+    FIRST,
+    QUEUES,
+    UNFINISHED,
+    Job,
+    Mode,
+    Page,
+    ResultOrder,
+    State,
+    decode,
+)
 from .queue import place
 from .rates import Busy, Rate, RateLimited
 from .settings import Settings
@@ -351,10 +363,12 @@ class JobStore:
 
     @guarded
     def composed(
-        self, job_id: str, offset: int = 0, limit: int = 100
-    ) -> tuple[list[dict[str, Any]], int]:
-        """A page of a compose job's results in the order first stored, and how many."""
-        return compose.results(self.redis, self.keys, job_id, max(0, offset), max(1, limit))
+        self, job_id: str, offset: int = 0, limit: int = 100,
+        order: ResultOrder = ResultOrder.FOUND,
+    ) -> tuple[list[dict[str, Any]], int]:  # fmt: skip
+        """A page of a compose job's results in the order asked (as first stored, easiest or
+        hardest first), and how many."""
+        return compose.results(self.redis, self.keys, job_id, max(0, offset), max(1, limit), order)
 
     @guarded
     def grid(self, job_id: str) -> dict[str, list[int]] | None:

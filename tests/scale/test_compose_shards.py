@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import redis
 
-from jobstore import JobStore, Keys, Settings, State
+from jobstore import JobStore, Keys, ResultOrder, Settings, State
 from jobstore.shards import shard_id
 from tests.support.chaos import wait_until
 from tests.support.processes import wait_job
@@ -110,3 +110,23 @@ def test_the_results_cap_holds_for_the_whole_sharded_job(
     assert done.state is State.SUCCEEDED and done.truncated and done.truncated_reason == "cap"
     stored = every_result(store, job.id)
     assert len(stored) == 10 and set(stored) <= set(composed_list(long_words()))
+
+
+def test_a_sharded_compose_job_is_listed_by_difficulty_across_its_shards(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    settings = sharded(fresh_settings)
+    store = store_factory(settings)
+    worker_factory(settings, "enumerate", wait=False).wait_ready()
+    job = store.queue(store.admit_compose(list(long_words()), {}))
+    assert wait_job(store, job.id, timeout=180).state is State.SUCCEEDED
+    found, total = store.composed(job.id, 0, 100_000)
+    assert total == len(found) and len({r["prefix"] for r in shard_records(settings, job.id)}) > 1
+    for order, sign in ((ResultOrder.EASIEST, 1), (ResultOrder.HARDEST, -1)):
+        listed, listed_total = store.composed(job.id, 0, 100_000, order)
+        assert listed_total == total
+        assert sorted(item["puzzle"] for item in listed) == sorted(i["puzzle"] for i in found)
+        keys = [(sign * item["difficulty"]["score"], item["puzzle"]) for item in listed]
+        assert keys == sorted(keys)
+        page, _ = store.composed(job.id, 5, 7, order)  # a page is a slice of that order
+        assert page == listed[5:12]

@@ -221,3 +221,28 @@ def test_the_api_and_the_command_line_compose_the_same(
     by_cli = {line["puzzle"]: (line["solution"], line["difficulty"]) for line in lines}
     items = all_results(client, job, limit=100)
     assert {item["puzzle"]: (item["solution"], item["difficulty"]) for item in items} == by_cli
+
+
+def test_results_are_listed_by_difficulty_when_asked(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    job = composed(client, job_store, {"words": WORDS, "options": {"base": 6}})
+    found = all_results(client, job, limit=100)
+    assert len(found) >= 3  # enough to order
+    scores = [item["difficulty"]["score"] for item in found]
+    assert len(set(scores)) > 1, scores  # the order can tell
+    for order, sign in (("easiest", 1), ("hardest", -1)):
+        url = f"{job['links']['results']}?limit=2&order={order}"
+        first = client.get(url).get_json()
+        assert first["order"] == order and first["total"] == len(found)
+        assert f"order={order}" in first["next"]  # the next page keeps the order
+        listed: list[Any] = []
+        while url:
+            page = client.get(url).get_json()
+            listed += page["items"]
+            url = page.get("next")
+        assert sorted(map(json.dumps, listed)) == sorted(map(json.dumps, found))  # same set
+        keys = [(sign * item["difficulty"]["score"], item["puzzle"]) for item in listed]
+        assert keys == sorted(keys)
+    bad = assert_problem(client.get(f"{job['links']['results']}?order=best"), 422)
+    assert bad["field"] == "order"

@@ -88,6 +88,26 @@ def test_the_job_page_lists_the_puzzles_found_with_links_to_solve_them(
     assert 'http-equiv="refresh"' not in page  # it has ended: no more refreshing
 
 
+def test_the_job_page_lists_the_puzzles_by_difficulty_when_asked(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    response = post_form(client, words="\n".join(SMALL), base="6", leading_zeros="multi-letter")
+    job_id = response.headers["Location"].rsplit("/", 1)[1]
+    wait_job(job_store, job_id, timeout=60)
+    listed = {}
+    for order in ("found", "easiest", "hardest"):
+        page = client.get(f"/jobs/{job_id}?lang=th&order={order}").get_data(as_text=True)
+        listed[order] = re.findall(r'<code class="puzzle">([^<]*)</code>', page)
+        current = re.search(r'<a href="([^"]*)" id="order-(\w+)" aria-current="true"', page)
+        assert current and current.group(2) == order, order
+        assert "ง่ายที่สุดก่อน" in page  # the choice in the page's language
+    expected = brute(SMALL, 2, 6, "multi-letter", 1)
+    assert all(set(shown) == set(expected) for shown in listed.values())
+    api = client.get(f"/api/jobs/{job_id}/results?order=easiest&limit=100").get_json()
+    assert listed["easiest"] == [item["puzzle"] for item in api["items"]]
+    assert listed["hardest"] != listed["easiest"]
+
+
 def test_compose_requests_count_against_the_rate_like_others(web_settings: Any) -> None:
     isolated = web_settings.replace(key_prefix=f"ratelimit-{uuid.uuid4().hex[:8]}")
     client = make_app(isolated, RATE_LIMIT="2/minute").test_client()

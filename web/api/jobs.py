@@ -7,7 +7,7 @@ from typing import Any, NoReturn
 from flask import Blueprint, Response, current_app, json, jsonify, request, url_for
 
 from alphametic import PuzzleError
-from jobstore import Job, Mode, NotHeld, OptionsError, Submission, TooManyJobs
+from jobstore import Job, Mode, NotHeld, OptionsError, ResultOrder, Submission, TooManyJobs
 from jobstore.admission import check_options
 from jobstore.compose import WordsError
 from web.api import estimates, export
@@ -269,7 +269,8 @@ def get_solutions(job_id: str) -> Response:
 
 @bp.get("/jobs/<job_id>/results")
 def get_results(job_id: str) -> Response:
-    """Answer with one page of a compose job's results, in the order they were found."""
+    """Answer with one page of a compose job's results, in the order they were found or by
+    difficulty (?order=easiest|hardest)."""
     job = job_or_none(job_id) or _missing(job_id)
     if job.mode is not Mode.COMPOSE:
         detail = f"Job '{job_id}' is not a compose job: its solutions are at its solutions link."
@@ -277,9 +278,14 @@ def get_results(job_id: str) -> Response:
     offset = _int_arg("offset", 0, 0, MAX_OFFSET)
     cap = int(current_app.config["MAX_PAGE_SIZE"])
     limit = _int_arg("limit", min(100, cap), 1, cap)
-    items, total = store().composed(job.id, offset, limit)
+    order = request.args.get("order", ResultOrder.FOUND.value)
+    if order not in set(ResultOrder):
+        choices = ", ".join(ResultOrder)
+        raise _invalid(f"'order' must be one of {choices} (got {order}).", "order")
+    items, total = store().composed(job.id, offset, limit, ResultOrder(order))
     body = {
         "job": job.id,
+        "order": order,
         "offset": offset,
         "limit": limit,
         "total": total,
@@ -288,7 +294,9 @@ def get_results(job_id: str) -> Response:
         "items": items,
     }
     if offset + limit < total:
-        body["next"] = url_for("api.get_results", job_id=job.id, offset=offset + limit, limit=limit)
+        body["next"] = url_for(
+            "api.get_results", job_id=job.id, offset=offset + limit, limit=limit, order=order
+        )
     return jsonify(body)
 
 

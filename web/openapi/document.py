@@ -135,10 +135,11 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                         "in": "query",
                         "schema": {"type": "integer", "minimum": 1, "maximum": max_page},
                     },
+                    {"name": "order", "in": "query", "schema": ref("ResultOrder")},
                 ],
                 "responses": {
                     "200": body("ResultsPage", "A page of results."),
-                    "422": problem("offset or limit out of range."),
+                    "422": problem("offset or limit out of range, or an unknown order."),
                     **{**common, "404": problem("No job with this id, or not a compose job.")},
                 },
             },

@@ -10,7 +10,7 @@ from typing import Any
 
 import alphametic
 from alphametic.explain.difficulty import LABELS
-from jobstore import Mode, State
+from jobstore import Mode, ResultOrder, State
 from jobstore.compose import ADDENDS as COMPOSE_ADDENDS
 from jobstore.compose import LONGEST_WORD
 from jobstore.compose import SOLUTIONS as COMPOSE_SOLUTIONS
@@ -54,6 +54,13 @@ def schemas(max_page: int) -> dict[str, Any]:
             "description": "What cut a job's list of solutions: `cap`, the job's cap on stored "
             "solutions; `budget`, its client's storage budget (a later identical submission "
             "starts a new run once the budget has room).",
+        },
+        "ResultOrder": {
+            "type": "string",
+            "enum": [order.value for order in ResultOrder],
+            "description": "How a compose job's results are listed: `found`, in the order they "
+            "were found (a running job's list only grows at its end); `easiest` or `hardest`, "
+            "by difficulty score (results without one, K > 1 solutions, last; ties by puzzle).",
         },
         "Problem": {
             "type": "object",
@@ -243,10 +250,11 @@ def schemas(max_page: int) -> dict[str, Any]:
         },
         "ResultsPage": {
             "type": "object",
-            "required": ["job", "offset", "limit", "total", "truncated", "done", "items"],
-            "description": "A page of a compose job's results, in the order they were found.",
+            "required": ["job", "order", "offset", "limit", "total", "truncated", "done", "items"],
+            "description": "A page of a compose job's results, in the order asked.",
             "properties": {
                 "job": {"type": "string"},
+                "order": ref("ResultOrder"),
                 "offset": {"type": "integer", "minimum": 0},
                 "limit": {"type": "integer", "minimum": 1, "maximum": max_page},
                 "total": {"type": "integer", "minimum": 0},

@@ -13,7 +13,7 @@ from alphametic import PuzzleError
 from alphametic.explain.languages import TABLES
 from alphametic.explain.text import ENGLISH, render
 from alphametic.wordlists import LISTS, word_list
-from jobstore import Job, OptionsError, RateLimited, TooManyJobs
+from jobstore import Job, OptionsError, RateLimited, ResultOrder, TooManyJobs
 from jobstore.compose import DEFAULTS, WordsError
 from web.bodies import whole_number
 from web.errors import compose as compose_sayings
@@ -155,9 +155,11 @@ def result_rows(job: Job, items: list[dict[str, Any]], offset: int) -> list[dict
 def job_page(job: Job) -> str:
     """A compose job's page: state, progress, counters and one page of its results."""
     asked = min(MAX_PAGE, max(1, request.args.get("page", 1, type=int) or 1))
+    named = request.args.get("order", "")
+    order = ResultOrder(named) if named in set(ResultOrder) else ResultOrder.FOUND
     _, total = store().composed(job.id, 0, 1)
     page_no, last, offset = pager(total, asked, PAGE_SIZE)
-    items, _ = store().composed(job.id, offset, PAGE_SIZE) if total else ([], 0)
+    items, _ = store().composed(job.id, offset, PAGE_SIZE, order) if total else ([], 0)
     info = job.to_dict()
     settings = current_app.extensions["alphametic.settings"]
     return render_template(
@@ -171,6 +173,8 @@ def job_page(job: Job) -> str:
         eta_text=jobtext.eta_text(job, info, settings.soft_limit(job.mode)),
         rows=result_rows(job, items, offset),
         total=total,
+        order=order.value,
+        orders=list(ResultOrder),
         page_no=page_no,
         last_page=last,
     )
