@@ -198,13 +198,16 @@ def test_compose_answers_conform_to_the_openapi_document(
     )
 
 
-def test_a_compose_jobs_other_links_answer_without_error(
+def test_a_compose_jobs_links_answer_and_it_has_no_solutions_or_grid(
     client: FlaskClient, job_store: JobStore, web_workers: Any
 ) -> None:
     job = composed(client, job_store, {"words": ["AB", "BA", "CC"], "options": {"base": 6}})
-    for name in ("self", "solutions", "grid", "export", "page", "results"):
+    assert set(job["links"]) == {"self", "cancel", "export", "page", "results"}
+    for name in ("self", "export", "page", "results"):
         assert client.get(job["links"][name]).status_code == 200, name
-    assert client.get(job["links"]["solutions"]).get_json()["items"] == []
+    for name in ("solutions", "grid"):  # puzzles, not solutions: said, not an empty answer
+        problem = assert_problem(client.get(f"{job['links']['self']}/{name}"), 404)
+        assert "results" in problem["detail"] and problem["field"] == "id"
 
 
 def test_the_api_and_the_command_line_compose_the_same(

@@ -133,15 +133,25 @@ def job_body(job: Job) -> dict[str, Any]:
     body: dict[str, Any] = job.to_dict()
     body["links"] = {
         "self": url_for("api.get_job", job_id=job.id),
-        "solutions": url_for("api.get_solutions", job_id=job.id),
         "cancel": url_for("api.cancel_job", job_id=job.id),
-        "grid": url_for("api.get_grid", job_id=job.id),
         "export": url_for("api.export_job", job_id=job.id, format="csv"),
         "page": url_for("pages.job_page", job_id=job.id),
     }
-    if job.mode is Mode.COMPOSE:
+    if job.mode is Mode.COMPOSE:  # puzzles, not solutions: no solutions or grid of its own
         body["links"]["results"] = url_for("api.get_results", job_id=job.id)
+    else:
+        body["links"]["solutions"] = url_for("api.get_solutions", job_id=job.id)
+        body["links"]["grid"] = url_for("api.get_grid", job_id=job.id)
     return body
+
+
+def _solving_job(job_id: str) -> Job:
+    """The job, unless missing or a compose job (404: its puzzles are at its results link)."""
+    job = job_or_none(job_id) or _missing(job_id)
+    if job.mode is Mode.COMPOSE:
+        detail = f"Job '{job_id}' is a compose job: the puzzles it found are at its results link."
+        raise ApiProblem(404, detail, slug="not-found", field="id")
+    return job
 
 
 def status_response(job: Job, status: int = 200, **extra: Any) -> Response:
@@ -244,7 +254,7 @@ def delete_job(job_id: str) -> Response:
 @bp.get("/jobs/<job_id>/solutions")
 def get_solutions(job_id: str) -> Response:
     """Answer with one page of the job's solutions."""
-    job = job_or_none(job_id) or _missing(job_id)
+    job = _solving_job(job_id)
     offset = _int_arg("offset", 0, 0, MAX_OFFSET)
     cap = int(current_app.config["MAX_PAGE_SIZE"])
     limit = _int_arg("limit", min(100, cap), 1, cap)
@@ -303,7 +313,7 @@ def get_results(job_id: str) -> Response:
 @bp.get("/jobs/<job_id>/grid")
 def get_grid(job_id: str) -> Response:
     """Answer with letter -> solutions per digit, over every solution found so far."""
-    job = job_or_none(job_id) or _missing(job_id)
+    job = _solving_job(job_id)
     grid = store().grid(job.id)
     if grid is None:
         _missing(job_id)

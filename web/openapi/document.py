@@ -115,7 +115,7 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                 "responses": {
                     "200": body("SolutionsPage", "A page of solutions."),
                     "422": problem("offset or limit out of range."),
-                    **common,
+                    **{**common, "404": problem("No job with this id, or a compose job.")},
                 },
             },
         },
@@ -149,7 +149,10 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
             "get": {
                 "operationId": "getGrid",
                 "summary": "In how many solutions found so far each letter takes each digit.",
-                "responses": {"200": body("Grid", "Counts per letter and digit."), **common},
+                "responses": {
+                    "200": body("Grid", "Counts per letter and digit."),
+                    **{**common, "404": problem("No job with this id, or a compose job.")},
+                },
             },
         },
         "/api/jobs/{job_id}/explain": {

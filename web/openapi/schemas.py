@@ -20,7 +20,8 @@ from web.openapi.responses import ref
 MODES = [mode.value for mode in Mode]
 STATES = [state.value for state in State]
 
-LINKS = ("self", "solutions", "cancel", "grid", "export", "page")
+LINKS = ("self", "cancel", "export", "page")  # every job's
+MODE_LINKS = ("solutions", "grid", "results")  # by its mode
 NULL_TIME = {"type": ["string", "null"], "format": "date-time"}
 
 
@@ -218,8 +219,10 @@ def schemas(max_page: int) -> dict[str, Any]:
                             "type": "object",
                             "required": list(LINKS),
                             "properties": {
-                                name: {"type": "string"} for name in (*LINKS, "results")
+                                name: {"type": "string"} for name in (*LINKS, *MODE_LINKS)
                             },
+                            "description": "A compose job has `results`; every other job "
+                            "`solutions` and `grid`.",
                         },
                     },
                 },
