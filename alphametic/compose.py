@@ -39,7 +39,7 @@ Sets = Iterable[list[int]]
 # levels per column, and Python's recursion limit (1,000) must hold for its pure-Python twin.
 LONGEST = 200
 
-__all__ = ["Composed", "Tally", "candidates", "compose", "groups", "words_of"]
+__all__ = ["Composed", "Tally", "by_difficulty", "candidates", "compose", "groups", "words_of"]
 
 
 @dataclass(frozen=True)
@@ -295,3 +295,12 @@ def _solutions(
     if digits is not None:
         return ({x: digits[x] for x in puzzle.letters},)
     return tuple(islice(solve(puzzle), wanted + 1))
+
+
+def by_difficulty(score: int | None, text: str, hardest: bool = False) -> tuple[int, int, str]:
+    """A result's place when results are listed by difficulty: rated ones first, by score
+    (lowest first, or highest when `hardest`), then by puzzle text; unrated ones (K > 1
+    solutions) after them by text."""
+    if score is None:
+        return (1, 0, text)
+    return (0, -score if hardest else score, text)

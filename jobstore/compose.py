@@ -18,7 +18,7 @@ from typing import Any
 import redis
 
 import alphametic
-from alphametic.compose import words_of
+from alphametic.compose import by_difficulty, words_of
 
 from .admission import OptionsError, Submission
 from .keys import Keys
@@ -167,21 +167,19 @@ def encode(text: str, solutions: list[dict[str, int]], difficulty: dict[str, Any
 def _ranked(
     client: redis.Redis, keys: Keys, parts: list[str], order: ResultOrder
 ) -> list[dict[str, Any]]:
-    """Every result the parts stored, by difficulty (at most the results cap of them: read
-    whole and sorted here, which costs a few milliseconds a thousand results); results
-    without a difficulty (K > 1 solutions) come last, ties by puzzle text."""
+    """Every result the parts stored, by difficulty (alphametic.compose.by_difficulty; at
+    most the results cap of them, read whole and sorted here: a few milliseconds a thousand
+    results)."""
     with client.pipeline(transaction=False) as pipe:
         for part in parts:
             pipe.hvals(keys.composed(part))
         bodies = [json.loads(body) for values in pipe.execute() for body in values]
-    sign = -1 if order is ResultOrder.HARDEST else 1
+    hardest = order is ResultOrder.HARDEST
 
     def rank(item: dict[str, Any]) -> tuple[int, int, str]:
-        """Rated first, then by score in the order asked, then by text."""
+        """The item's place in the engine's order by difficulty."""
         rating = item.get("difficulty")
-        if not rating:
-            return (1, 0, str(item["puzzle"]))
-        return (0, sign * int(rating["score"]), str(item["puzzle"]))
+        return by_difficulty(int(rating["score"]) if rating else None, item["puzzle"], hardest)
 
     return sorted(bodies, key=rank)
 

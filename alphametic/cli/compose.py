@@ -8,7 +8,7 @@ import sys
 import time
 from typing import Any
 
-from ..compose import Composed, Tally, compose, words_of
+from ..compose import Composed, Tally, by_difficulty, compose, words_of
 from ..explain.walkthrough import explain
 from ..language.options import LeadingZeros, check_base
 from ..render import render_line
@@ -19,6 +19,12 @@ from .console import Console, catch_interrupt
 # CPU seconds the explanation that rates a result may search (results are unique puzzles:
 # their one solution is found in milliseconds; the deductions are bounded on their own).
 RATE_SECONDS = 1.0
+
+
+# How results are printed: as found, or by difficulty (alphametic.compose.by_difficulty).
+ORDERS = ("found", "easiest", "hardest")
+# A result's difficulty as printed: {"score", "label"}, or None (K > 1 solutions).
+Rating = dict[str, Any] | None
 
 
 class ComposeError(Exception):
@@ -53,6 +59,13 @@ def add_parser(commands: Any) -> None:
     )
     compose_command.add_argument("--json", action="store_true", help="print JSON lines")
     compose_command.add_argument(
+        "--order",
+        default=ORDERS[0],
+        choices=ORDERS,
+        help="found (default: each printed as it is found), or easiest / hardest first "
+        "(printed at the end, or at an interrupt, by difficulty score)",
+    )
+    compose_command.add_argument(
         "--list",
         choices=LISTS,
         metavar="NAME",
@@ -84,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         raise ComposeError("the word list needs at least two distinct words")
     started = time.perf_counter()
     tally = Tally()
+    held: list[tuple[Composed, Rating]] = []  # results to print in order, at the end
     console = Console(sys.stdout, None)
     with catch_interrupt(console):
         try:
@@ -96,9 +110,16 @@ def run(args: argparse.Namespace) -> int:
                 tally=tally,
                 stop=lambda: console.stop_requested,
             )
-            for composed in found:
-                console.line(_line(composed, args.json))
+            if args.order == ORDERS[0]:
+                for composed in found:
+                    console.line(_line(composed, _rating(composed), args.json))
+            else:
+                held = [(composed, _rating(composed)) for composed in found]
         finally:
+            hardest = args.order == "hardest"
+            held.sort(key=lambda c: by_difficulty(_score(c[1]), c[0].puzzle.text, hardest))
+            for composed, rating in held:
+                console.line(_line(composed, rating, args.json))
             console.close()
     seconds = time.perf_counter() - started
     skipped = ", ".join(f"{n:,} by {why}" for why, n in sorted(tally.skipped.items()))
@@ -127,13 +148,22 @@ def _words(args: argparse.Namespace) -> list[str]:
         raise ComposeError(f"cannot read {args.words}: {exc.strerror or exc}") from exc
 
 
-def _line(composed: Composed, as_json: bool) -> str:
+def _rating(composed: Composed) -> Rating:
+    """A result's difficulty (one with a single solution only)."""
+    if len(composed.solutions) != 1:
+        return None
+    rating = explain(composed.puzzle, seconds=RATE_SECONDS).difficulty
+    return {"score": rating.score, "label": rating.label}
+
+
+def _score(difficulty: Rating) -> int | None:
+    """The difficulty's score, if rated."""
+    return None if difficulty is None else int(difficulty["score"])
+
+
+def _line(composed: Composed, difficulty: Rating, as_json: bool) -> str:
     """One result: its text, its solution (when it has one), its difficulty."""
     puzzle = composed.puzzle
-    difficulty = None
-    if len(composed.solutions) == 1:
-        rating = explain(puzzle, seconds=RATE_SECONDS).difficulty
-        difficulty = {"score": rating.score, "label": rating.label}
     if as_json:
         out: dict[str, Any] = {
             "puzzle": puzzle.text,

@@ -260,3 +260,19 @@ def test_the_command_line_prints_the_same_results(
     lone = tmp_path / "lone.txt"
     lone.write_text("WORD\n")
     assert main(["compose", str(lone)]) == 2
+
+
+@pytest.mark.parametrize(("order", "sign"), [("easiest", 1), ("hardest", -1)])
+def test_the_command_line_prints_by_difficulty_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], order: str, sign: int
+) -> None:
+    words = tmp_path / "words.txt"
+    words.write_text("\n".join(WORDS) + "\n")
+    assert main(["compose", "--json", "--base", "6", str(words)]) == 0
+    found = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert main(["compose", "--json", "--base", "6", "--order", order, str(words)]) == 0
+    listed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert sorted(map(json.dumps, listed)) == sorted(map(json.dumps, found))
+    keys = [(sign * item["difficulty"]["score"], item["puzzle"]) for item in listed]
+    assert keys == sorted(keys) and listed != found  # ordered, and not as found
+    assert main(["compose", "--order", "best", str(words)]) == 2
