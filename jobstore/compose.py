@@ -152,6 +152,15 @@ def admit_compose(words: object, options: object, most: int) -> Submission:
     return Submission(Mode.COMPOSE, word_list, fingerprint, False, None)
 
 
+def bytes_per_result(word_list: WordList) -> float:
+    """Bytes Redis takes for one stored result of this list, at most: its text three times
+    (a field of the results hash, its JSON, the order list) for its longest candidate, its
+    solution's letters, the rest of its JSON and the entries' own overhead."""
+    longest = max(len(word.encode()) for word in word_list.words)
+    text = (int(word_list.settings["addends"]) + 1) * (longest + 3)
+    return 3 * text + 12 * len(word_list.letters) + 200
+
+
 def encode(text: str, solutions: list[dict[str, int]], difficulty: dict[str, Any] | None) -> str:
     """One result as stored: its puzzle, its number of solutions, its solution when it has
     only one, and its difficulty."""

@@ -132,9 +132,10 @@ class JobStore:
         """
         checked_mode, parsed = submission.mode, submission.puzzle
         new_id = str(uuid.uuid4())
-        # An enumeration's storage is reserved first (refused: StorageFull), released again
-        # unless its job is created.
-        reserved = self.reserve(new_id, submission) if checked_mode is Mode.ENUMERATE else False
+        # A storing job's storage (an enumeration's solutions, a compose job's results) is
+        # reserved first (refused: StorageFull), released again unless its job is created.
+        storing = checked_mode in (Mode.ENUMERATE, Mode.COMPOSE)
+        reserved = self.reserve(new_id, submission) if storing else False
         if reserved is None:
             self.count_request(client, rates)  # refused, but still a request of this client
             raise StorageFull(STORAGE_RETRY)
@@ -422,15 +423,19 @@ class JobStore:
     def reserve(self, job_id: str, submission: Submission) -> bool | None:
         """Reserve the memory a new storing job may take (reserve.lua): True when reserved,
         False when Redis has no memory limit, None when refused (what Redis uses plus what
-        the admitted enumerations may still store would pass the watermark). A job then
+        the admitted enumerations and compose jobs may still store would pass the watermark). A job then
         stops storing at the watermark, or waits, before Redis refuses writes."""
         used, cap = self.memory()
         if cap <= 0:
             return False
-        most = self.settings.max_stored_solutions
-        if submission.estimate is not None:  # its search's nodes: at least its solutions
-            most = min(most, math.ceil(submission.estimate))
-        per = bytes_per_solution(len(submission.puzzle.letters))
+        if isinstance(submission.puzzle, compose.WordList):  # results, up to their cap
+            most = self.settings.max_compose_results
+            per = compose.bytes_per_result(submission.puzzle)
+        else:
+            most = self.settings.max_stored_solutions
+            if submission.estimate is not None:  # its search's nodes: at least its solutions
+                most = min(most, math.ceil(submission.estimate))
+            per = bytes_per_solution(len(submission.puzzle.letters))
         reserve = transitions.Reserve(
             self.keys, job_id, math.ceil(most * per), per, used,
             int(self.settings.memory_watermark * cap), time.time(), RESERVE_GRACE,

@@ -1,4 +1,4 @@
--- Admission of a job that stores solutions (an enumeration) against Redis's memory watermark:
+-- Admission of a job that stores (an enumeration, a compose job) against Redis's memory watermark:
 -- what Redis uses now, plus what the enumerations admitted before may still store, plus what
 -- this one may store, must stay under it; then this one's share is reserved. A job's share is
 -- its bytes less what it stored so far (its `stored_all` when sharded, else `stored_count`,

@@ -19,6 +19,7 @@ from jobstore import (
     StorageFull,
     TooManyJobs,
 )
+from jobstore.compose import WordList, bytes_per_result
 from jobstore.store import bytes_per_solution
 from tests.support.puzzles import engine_list
 
@@ -217,5 +218,28 @@ def test_admission_reserves_what_admitted_enumerations_may_still_store(
         assert store.submit("count", "ABC + DEF = GHI", {"base": 19}).state is State.QUEUED
         store.cancel(first.id)  # queued: ends canceled at once, its reservation lapses
         assert store.submit("enumerate", "ABC + DEF = GHI", {"base": 19}).state is State.QUEUED
+    finally:
+        store.redis.config_set("maxmemory", "0")
+
+
+def test_a_compose_job_reserves_its_results_at_admission(
+    fresh_settings: Callable[..., Settings],
+) -> None:
+    """A compose job's results (up to their cap) are reserved like an enumeration's
+    solutions: the next one is refused while both could fill Redis, fits once it ended."""
+    store = JobStore(fresh_settings(max_compose_results=50_000))
+    words = ["SEND", "MORE", "MONEY", "TO", "GO", "OUT"]
+    submission = store.admit_compose(words, {})
+    assert isinstance(submission.puzzle, WordList)
+    per_job = 50_000 * bytes_per_result(submission.puzzle)
+    used = int(store.redis.info("memory")["used_memory"])
+    store.redis.config_set("maxmemory", str(int((used + 1.6 * per_job) / 0.8)))
+    try:
+        first = store.queue(submission)
+        with pytest.raises(StorageFull):
+            store.queue(store.admit_compose(words, {"base": 11}))
+        assert store.submit("count", "ABC + DEF = GHI", {"base": 19}).state is State.QUEUED
+        store.cancel(first.id)  # queued: ends canceled at once, its reservation lapses
+        assert store.queue(store.admit_compose(words, {"base": 11})).state is State.QUEUED
     finally:
         store.redis.config_set("maxmemory", "0")
