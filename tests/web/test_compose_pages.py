@@ -130,3 +130,18 @@ def test_deleting_a_compose_job_removes_its_results(
     assert client.get(f"/api/jobs/{job_id}/results").get_json()["total"] > 0
     assert client.delete(f"/api/jobs/{job_id}").status_code == 200
     assert client.get(f"/api/jobs/{job_id}/results").get_json()["total"] == 0
+
+
+def test_a_running_jobs_page_says_when_found_puzzles_wait_for_earlier_parts(
+    client: FlaskClient, job_store: JobStore
+) -> None:
+    # No worker here: the job stays queued. A sharded job's later parts may have found
+    # puzzles the list (in the words' order) cannot show yet: its record says so by `found`.
+    response = post_form(client, words="\n".join(SMALL), base="7", leading_zeros="allow")
+    job_id = response.headers["Location"].rsplit("/", 1)[1]
+    page = client.get(f"/jobs/{job_id}?lang=en").get_data(as_text=True)
+    assert 'id="listed-so-far"' not in page  # nothing found, nothing waiting
+    job_store.redis.hset(job_store.keys.job(job_id), "found", "5")
+    page = client.get(f"/jobs/{job_id}?lang=ja").get_data(as_text=True)
+    note = re.search(r'id="listed-so-far">([^<]*)<', page)
+    assert note and "5 問のうち 0 問" in note.group(1), note
