@@ -12,11 +12,15 @@ core is built: each column's parity and carry prune as soon as its letters have 
 until their (K+1)-th solution; a candidate with exactly K is then parsed, and its solutions
 are the column count's one (K = 1) or the search engine's.
 
-The sets of addends come in a fixed order (`groups()` counts them), so a run can be cut into
-ranges of them (`start`, `end`): shards of a job each take one, and a stopped run resumes at
-`Tally.position`, the first set of addends whose candidates it has not all looked at (a
-result of that set found before the stop comes again: keep results by their text). A set's
-candidates, and those of them skipped, are counted into the Tally as the set starts.
+The words keep the list's order (addends are written in it: `SEND + MORE = MONEY` from a list
+where SEND comes first), and the sets of addends grow with the list: all sets of its first k
+words before any with word k+1, so a run cut at the results cap has used the list's first
+words (a frequency list's commonest). That order is fixed (`groups()` counts it), so a run
+can be cut into ranges of them (`start`, `end`): shards of a job each take one, and a stopped
+run resumes at `Tally.position`, the first set of addends whose candidates it has not all
+looked at (a result of that set found before the stop comes again: keep results by their
+text). A set's candidates, and those of them skipped, are counted into the Tally as the set
+starts.
 """
 
 from __future__ import annotations
@@ -151,12 +155,13 @@ def _fitting(bucket: _Bucket, letters: int, base: int, tally: Tally) -> tuple[Se
 
 
 class _Words:
-    """The sorted word list as the pruning reads it: folded words, letter sets, buckets."""
+    """The word list as the pruning reads it, in its given order: folded words, letter sets,
+    buckets."""
 
     def __init__(self, words: list[str], policy: LeadingZeros) -> None:
-        """Sort the words, fold them as a puzzle's text is, and bucket them by the fewest
-        digits their value can have under the policy."""
-        self.ordered = sorted(words)
+        """Fold the words as a puzzle's text is, and bucket them by the fewest digits their
+        value can have under the policy."""
+        self.ordered = list(words)
         self.folded = [fold_case(fold(word)[0]) for word in self.ordered]
         bits: dict[str, int] = {}
         self.masks = [sum(1 << bits.setdefault(x, len(bits)) for x in set(w)) for w in self.folded]
@@ -205,6 +210,21 @@ def groups(words: list[str], addends: int = 2) -> int:
     return comb(len(words) + addends - 1, addends)
 
 
+def _sets(n: int, addends: int, start: int = 0) -> Iterator[tuple[int, ...]]:
+    """The sets of addends (positions in the list, each set ascending) from the `start`-th,
+    the list growing word by word: every set of the first k words comes before any with
+    word k+1. So a run cut short (at the results cap) has composed with the list's first
+    words (a frequency list's most common ones), not with its first word alone."""
+    done = 0
+    for top in range(n):
+        size = comb(top + addends - 1, addends - 1)  # the sets whose last word is `top`
+        if done + size > start:
+            rest = combinations_with_replacement(range(top + 1), addends - 1)
+            for others in islice(rest, max(0, start - done), None):
+                yield (*others, top)
+        done += size
+
+
 def _searched(
     words: _Words,
     addends: int,
@@ -217,8 +237,9 @@ def _searched(
     """Each set of addends from `start` up to `end` with the results worth a search (the
     others counted); `tally.position` moves on once the consumer is done with a set."""
     tally.position = start
-    positions = range(len(words.ordered))
-    sets = islice(combinations_with_replacement(positions, addends), start, end)
+    sets = _sets(len(words.ordered), addends, start)
+    if end is not None:
+        sets = islice(sets, max(0, end - start))
     for group, terms in enumerate(sets, start):
         yield group, terms, words.results(terms, base, policy, tally)
         tally.position = group + 1

@@ -152,8 +152,12 @@ def pruned(
     kept: list[tuple[int, str]] = []
     skipped: dict[str, int] = {}
     total = 0
-    for group, terms in enumerate(combinations_with_replacement(sorted(words), addends)):
-        for result in sorted(words):
+    # The list's order; its sets of addends by their last word, then as they come: the list
+    # grows word by word.
+    sets = combinations_with_replacement(range(len(words)), addends)
+    for group, chosen in enumerate(sorted(sets, key=lambda t: (t[-1], t))):
+        terms = tuple(words[i] for i in chosen)
+        for result in words:
             if result in terms:
                 continue
             total += 1
@@ -276,3 +280,19 @@ def test_the_command_line_prints_by_difficulty_when_asked(
     keys = [(sign * item["difficulty"]["score"], item["puzzle"]) for item in listed]
     assert keys == sorted(keys) and listed != found  # ordered, and not as found
     assert main(["compose", "--order", "best", str(words)]) == 2
+
+
+def test_the_sets_of_addends_grow_with_the_list() -> None:
+    """A run cut short has used the list's first words (a frequency list's commonest), not
+    its first word with every other one; addends are written in the list's order."""
+    words = ["THE", "TO", "AND", "OF", "IN", "IS", "FOR", "THAT", "YOU", "IT"]
+    for k in range(1, len(words) + 1):
+        first = groups(words[:k])  # every set within the first k words, and no other
+        texts = [text for group, text in candidates(words, end=first)]
+        used = {word for text in texts for word in text.split(" = ")[0].split(" + ")}
+        assert used <= set(words[:k]), (k, used)
+        for text in texts:
+            terms = text.split(" = ")[0].split(" + ")
+            assert [words.index(t) for t in terms] == sorted(words.index(t) for t in terms)
+    later = [text for _, text in candidates(words, start=groups(words[:3]), end=groups(words[:4]))]
+    assert later and all("OF" in text.split(" = ")[0].split(" + ") for text in later)

@@ -52,7 +52,7 @@ def brute(
     solutions: every multiset of addends, every result, every assignment of distinct digits,
     counted with Python integers (written apart from the engine)."""
     found: dict[str, list[dict[str, int]]] = {}
-    ordered = sorted(set(words))
+    ordered = list(dict.fromkeys(words))  # the list's order: addends are written in it
     for terms in combinations_with_replacement(ordered, addends):
         for result in ordered:
             if result in terms:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from dataclasses import replace
 from html import unescape
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -14,10 +15,11 @@ import pytest
 from flask.testing import FlaskClient
 
 from alphametic.wordlists import word_list
-from jobstore import JobStore
+from jobstore import JobStore, State
 from tests.support.processes import wait_job
 from tests.support.web import assert_problem, make_app, token
 from tests.support.words import SMALL, brute
+from web.pages import compose as compose_pages
 
 
 def post_form(client: FlaskClient, **fields: str) -> Any:
@@ -135,13 +137,16 @@ def test_deleting_a_compose_job_removes_its_results(
 def test_a_running_jobs_page_says_when_found_puzzles_wait_for_earlier_parts(
     client: FlaskClient, job_store: JobStore
 ) -> None:
-    # No worker here: the job stays queued. A sharded job's later parts may have found
-    # puzzles the list (in the words' order) cannot show yet: its record says so by `found`.
-    response = post_form(client, words="\n".join(SMALL), base="7", leading_zeros="allow")
-    job_id = response.headers["Location"].rsplit("/", 1)[1]
-    page = client.get(f"/jobs/{job_id}?lang=en").get_data(as_text=True)
-    assert 'id="listed-so-far"' not in page  # nothing found, nothing waiting
-    job_store.redis.hset(job_store.keys.job(job_id), "found", "5")
-    page = client.get(f"/jobs/{job_id}?lang=ja").get_data(as_text=True)
-    note = re.search(r'id="listed-so-far">([^<]*)<', page)
-    assert note and "5 問のうち 0 問" in note.group(1), note
+    # A sharded job's later parts may have found puzzles its list (in the words' order) cannot
+    # show yet: its record's `found` says 5 while none is listed. Drawn for a job that is not
+    # stored at all, so no worker can move it on.
+    response = post_form(client, words="\n".join(SMALL), base="6")
+    job = job_store.get(response.headers["Location"].rsplit("/", 1)[1])
+    assert job is not None
+    unseen = replace(job, id=str(uuid.uuid4()), state=State.RUNNING, solutions_found=0)
+    app = client.application
+    for found, lang, says in ((0, "en", None), (5, "ja", "5 問のうち 0 問")):
+        with app.test_request_context(f"/jobs/{unseen.id}?lang={lang}"):
+            page = compose_pages.job_page(replace(unseen, solutions_found=found))
+        note = re.search(r'id="listed-so-far">([^<]*)<', page)
+        assert (note and says in note.group(1)) if says else note is None, (found, note)
