@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 import alphametic
 from jobstore import JobStore
 from tests.support.processes import wait_job
+from tests.support.typed import CASES, Typed
 from tests.support.web import assert_problem
 from tests.support.web import submit_form as submit
 from web.pages.views import LOCAL_FAMOUS
@@ -29,32 +30,24 @@ def _job(client: FlaskClient, job_store: JobStore, puzzle: str, mode: str = "sol
     return client.get(f"/api/jobs/{job_id}").get_json()
 
 
-@pytest.mark.parametrize(
-    ("puzzle", "canonical", "solutions"),
-    [
-        ("SEND＋MORE＝MONEY", "SEND + MORE = MONEY", 1),
-        ("いち＋いち＝にい", "いち + いち = にい", 4),
-        ("ＴＯＭ×１３＝ＤＡＬＥＹ", "TOM * 13 = DALEY", 1),
-        ("กข + ขก = คค", "กข + ขก = คค", 32),
-        ("ДА + ДА = НЕТ", "ДА + ДА = НЕТ", 16),
-    ],
-)
+def _holds(case: Typed, solution: dict[str, int]) -> bool:
+    """Whether a solution keyed by the puzzle's symbols is one of its transliteration's (the
+    engine's, whose counts tests/engine/test_unicode.py checks against a brute force)."""
+    return case.transliterate(solution) in alphametic.solve(alphametic.parse(case.ascii))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.ascii for case in CASES])
 def test_the_api_counts_a_typed_puzzle_and_keys_it_by_its_symbols(
-    client: FlaskClient,
-    job_store: JobStore,
-    web_workers: Any,
-    puzzle: str,
-    canonical: str,
-    solutions: int,
+    client: FlaskClient, job_store: JobStore, web_workers: Any, case: Typed
 ) -> None:
-    """The counts are those of the transliterations (tests/engine/test_unicode.py brute-forces
-    them: IC+IC=NI 4, AB+BA=CC 32, DA+DA=NET 16)."""
-    done = _job(client, job_store, puzzle, "count")
-    assert done["state"] == "succeeded" and done["puzzle"] == canonical
-    assert done["solutions_found"] == solutions
-    solved = _job(client, job_store, puzzle)
-    symbols = set(re.sub(r"[^\w]|\d", "", canonical))
-    assert set(solved["solution"]) == symbols
+    done = _job(client, job_store, case.text, "count")
+    assert done["state"] == "succeeded"
+    assert done["puzzle"] == alphametic.parse(case.text).text
+    assert done["solutions_found"] == case.count
+    solved = _job(client, job_store, case.text)["solution"]
+    assert set(solved) == set(alphametic.parse(case.text).letters)
+    assert set(solved) == (set(case.names) or set(re.findall("[A-Z]", case.ascii)))
+    assert _holds(case, solved)
 
 
 def test_full_width_and_half_width_are_one_job(
@@ -87,17 +80,42 @@ def test_api_errors_point_at_the_typed_character(client: FlaskClient) -> None:
     assert mark["position"] == 2 and mark["code"] == "combining_mark"
 
 
-def _drawn_sum(client: FlaskClient, job_store: JobStore, **fields: str) -> list[str]:
-    """Submit the Japanese form, wait for the job, and return its page's column sum."""
+def _form_page(client: FlaskClient, job_store: JobStore, **fields: str) -> str:
+    """Submit the Japanese form, wait for the job, and return its page."""
     client.get("/?lang=ja")
     response = submit(client, **fields)
     assert response.status_code == 303, response.get_data(as_text=True)[:500]
     job_id = response.headers["Location"].rsplit("/", 1)[1]
     wait_job(job_store, job_id)
-    page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
+    return client.get(f"/jobs/{job_id}").get_data(as_text=True)
+
+
+def _drawn_sum(client: FlaskClient, job_store: JobStore, **fields: str) -> list[str]:
+    """Submit the Japanese form, wait for the job, and return its page's column sum."""
+    page = _form_page(client, job_store, **fields)
     drawn = re.search(r'<pre class="sum" id="sum">(.*?)</pre>', page, re.S)
     assert drawn is not None
     return html.unescape(drawn.group(1)).splitlines()
+
+
+def _cells(row: str) -> list[str]:
+    """The data cells of one table row, as text."""
+    return [html.unescape(cell) for cell in re.findall(r"<td>(.*?)</td>", row)]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.ascii for case in CASES])
+def test_the_form_counts_a_typed_puzzle_and_shows_its_symbols(
+    client: FlaskClient, job_store: JobStore, web_workers: Any, case: Typed
+) -> None:
+    counted = _form_page(client, job_store, puzzle=case.text, mode="count")
+    found = re.search(r'<dd id="count">(.*?)</dd>', counted)
+    assert found and found.group(1) == str(case.count)
+    page = _form_page(client, job_store, puzzle=case.text)
+    table = re.search(r'<table class="letters">\s*<tr>(.*?)</tr>\s*<tr>(.*?)</tr>', page, re.S)
+    assert table is not None
+    letters, digits = _cells(table.group(1)), _cells(table.group(2))
+    assert set(letters) == (set(case.names) or set(re.findall("[A-Z]", case.ascii)))
+    assert _holds(case, dict(zip(letters, map(int, digits), strict=True)))
 
 
 def test_the_japanese_form_solves_the_seed_puzzle_and_draws_the_sum(
