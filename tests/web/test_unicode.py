@@ -118,6 +118,25 @@ def test_the_form_counts_a_typed_puzzle_and_shows_its_symbols(
     assert _holds(case, dict(zip(letters, map(int, digits), strict=True)))
 
 
+def test_the_grid_of_a_kana_enumeration_is_headed_by_its_symbols(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    """The page's letter × digit grid: a row per symbol as typed, counting its digits."""
+    typed = "いち＋いち＝にい"
+    page = _form_page(client, job_store, puzzle=typed, mode="enumerate")
+    grid = re.search(r'<table id="grid" class="numbers">(.*?)</table>', page, re.S)
+    assert grid is not None
+    rows = re.findall(r'<tr><th scope="row">(.*?)</th>(.*?)</tr>', grid.group(1), re.S)
+    drawn = {
+        html.unescape(symbol): [int(n) for n in re.findall(r">(\d+)</td>", cells)]
+        for symbol, cells in rows
+    }
+    solutions = list(alphametic.solve(alphametic.parse(typed)))
+    assert len(solutions) == 4 and list(drawn) == ["い", "ち", "に"]
+    for symbol, counts in drawn.items():
+        assert counts == [sum(s[symbol] == d for s in solutions) for d in range(10)]
+
+
 def test_the_japanese_form_solves_the_seed_puzzle_and_draws_the_sum(
     client: FlaskClient, job_store: JobStore, web_workers: Any
 ) -> None:
