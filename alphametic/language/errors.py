@@ -117,9 +117,11 @@ def english(code: ErrorCode, params: dict[str, Any]) -> str:
 class PuzzleError(ValueError):
     """Bad puzzle text or options: a code, the values its sentence needs, and where it is.
 
-    `position` is the 0-based character of the puzzle text at fault, if known; `field` names
-    what is at fault as the JSON API calls it ("puzzle", "options.base", "options.fixed.E").
-    `message` is the English sentence; str() adds the position.
+    `position` is the 0-based character of the puzzle text at fault, if known (an offset, for
+    programs: the API's `position` member); `field` names what is at fault as the JSON API
+    calls it ("puzzle", "options.base", "options.fixed.E"). `message` is the English sentence;
+    str() adds where, as people count: "at character 6" is position 5, as the form says it
+    (the CLI prints str(), and so does the API's English `detail`).
     """
 
     def __init__(
@@ -136,8 +138,8 @@ class PuzzleError(ValueError):
         self.position = position
         self.field = field
         self.message = english(self.code, params)
-        text = self.message if position is None else f"{self.message} at position {position}"
-        super().__init__(text)
+        where = "" if position is None else f" at character {position + 1}"
+        super().__init__(self.message + where)
 
     def moved(self, position: int, **params: Any) -> PuzzleError:
         """The same error at another position, some values replaced (folding.relocate)."""

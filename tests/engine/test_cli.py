@@ -114,9 +114,9 @@ def test_bad_options_exit_2_with_a_message(args: list[str], message: str) -> Non
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["solve", "A + + B = C"], "empty term before '+' at position 4"),
+        (["solve", "A + + B = C"], "empty term before '+' at character 5"),
         (["solve", "ABCDEFGHIJ = K"], "11 distinct letters but base 10 has only 10 digits"),
-        (["solve", "A = = B"], "at position 4"),
+        (["solve", "A = = B"], "at character 5"),
         (["solve"], "give a PUZZLE"),
         (["solve", "--batch", "-", "A = B"], "not both"),
         ([], "required"),
@@ -245,7 +245,7 @@ def test_explain_json_and_options() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["A + + B = C"], "alphametic: error: empty term before '+' at position 4"),
+        (["A + + B = C"], "alphametic: error: empty term before '+' at character 5"),
         (["ABCDEFGHIJ = K"], "11 distinct letters but base 10 has only 10 digits"),
         (["--fix", "Z=1", "A + B = C"], "fixed letter Z does not occur in the puzzle"),
         (["--base", "40", "A = B"], "base must be from 2 to 36"),
@@ -431,7 +431,7 @@ def test_the_caret_sits_under_the_typed_character_by_display_width() -> None:
     out = run("solve", "いち＋いち！＝にい")
     assert out.returncode == 2
     lines = out.stderr.splitlines()
-    assert "'！' (U+FF01)" in lines[0] and lines[0].endswith("at position 5")
+    assert "'！' (U+FF01)" in lines[0] and lines[0].endswith("at character 6")
     assert lines[1:] == ["  いち＋いち！＝にい", "            ^"]
 
 

@@ -68,7 +68,7 @@ def test_each_example_raises_its_code_with_its_english(code: ErrorCode) -> None:
     exc = raised(code)
     assert exc.code is code
     assert exc.message == ENGLISH[code].format(**exc.params)
-    where = "" if exc.position is None else f" at position {exc.position}"
+    where = "" if exc.position is None else f" at character {exc.position + 1}"
     assert str(exc) == exc.message + where
     assert exc.field == "puzzle" or exc.field.startswith(("options.", "words"))
     copy = pickle.loads(pickle.dumps(exc))
@@ -85,14 +85,14 @@ def test_each_example_raises_its_code_with_its_english(code: ErrorCode) -> None:
     ("code", "message", "field"),
     [
         (ErrorCode.UNEXPECTED_CHARACTER, "unexpected character '\"' (U+0022): use words of "
-         "letters, numbers, + - * / ^ ( ), = and ; or new lines at position 8", "puzzle"),
+         "letters, numbers, + - * / ^ ( ), = and ; or new lines at character 9", "puzzle"),
         (ErrorCode.COMBINING_MARK, "the combining mark U+0E36 (THAI CHARACTER SARA UE) is not "
          "a symbol: each symbol is one letter, so write the puzzle's words without vowel, tone "
-         "or accent marks at position 2", "puzzle"),
-        (ErrorCode.TOO_MANY_TERMS, "the puzzle has more than 1,000 terms at position 4000",
+         "or accent marks at character 3", "puzzle"),
+        (ErrorCode.TOO_MANY_TERMS, "the puzzle has more than 1,000 terms at character 4001",
          "puzzle"),
         (ErrorCode.POWER_TOO_LARGE, "this power is too large to evaluate sensibly (up to about "
-         "39,996 bits; the cap is 4,096) at position 6", "puzzle"),
+         "39,996 bits; the cap is 4,096) at character 7", "puzzle"),
         (ErrorCode.BASE_OUT_OF_RANGE, "the base must be from 2 to 36, not 37", "options.base"),
         (ErrorCode.UNKNOWN_POLICY, "unknown leading-zero policy 'never' (choose one of: "
          "multi-letter, allow, every-word)", "options.leading_zeros"),

@@ -136,7 +136,7 @@ def test_bad_text_names_the_problem_and_position(
     assert error.position == position
     assert isinstance(error, ValueError)
     if position is not None:
-        assert f"position {position}" in str(error)
+        assert str(error).endswith(f" at character {position + 1}")  # counted from 1
 
 
 def test_more_letters_than_the_base() -> None:

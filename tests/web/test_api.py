@@ -174,7 +174,7 @@ def test_malformed_requests_are_422(client: FlaskClient, body: str, field: str, 
 @pytest.mark.parametrize(
     ("puzzle", "options", "words"),
     [
-        ("SEND + MORE = MONEY!", {}, "position 19"),
+        ("SEND + MORE = MONEY!", {}, "at character 20"),
         ("SEND + MORE", {}, ""),
         ("", {}, ""),
         ("SEND + MORE = MONEY", {"base": 99}, "base"),
@@ -193,8 +193,12 @@ def test_puzzle_errors_are_422_with_detail(
 
 def test_puzzle_error_names_position(client: FlaskClient) -> None:
     problem = assert_problem(post_job(client, {"puzzle": "AB + C$ = DE"}), 422)
+    # The machine field is an offset (from 0); the sentence counts as people do (from 1).
     assert problem["position"] == 6
-    assert "position 6" in problem["detail"]
+    assert problem["detail"].endswith("at character 7")
+    document = client.get("/api/openapi.json").get_json()
+    said = document["components"]["schemas"]["Problem"]["properties"]["position"]["description"]
+    assert "0-based" in said and "from 1" in said
 
 
 @pytest.mark.parametrize(

@@ -55,7 +55,8 @@ def _puzzle_problem(exc: PuzzleError) -> ApiProblem:
     option value, naming the option ("options.fixed.E", ...).
 
     Its detail is in the request's language (Accept-Language, as /explain): the engine's own
-    English sentence, else the pages' sentence for the code; `position` stays 0-based."""
+    English sentence ("at character 6", counted from 1), else the pages' sentence for the code;
+    `position` stays a 0-based offset (5)."""
     detail = str(exc) if locale_tag() == "en" else puzzle_sayings.message(exc)
     if exc.field != "puzzle":
         return ApiProblem(422, detail, slug="puzzle-error", field=exc.field, code=exc.code)

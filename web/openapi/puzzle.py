@@ -54,7 +54,8 @@ def puzzle_description() -> str:
         f"numbers, nesting of parentheses, signs and powers {MAX_DEPTH} levels deep, powers "
         f"whose value could exceed {MAX_POWER_BITS:,} bits are refused, and so is a division "
         "by a literal 0. A puzzle that breaks a rule is 422 with the position of the fault (a "
-        "0-based offset in the text as sent, in characters)."
+        "0-based offset in the text as sent, in characters; the English `detail`, like the "
+        "form and the CLI, counts characters from 1: position 5 is \"at character 6\")."
     )
 
 

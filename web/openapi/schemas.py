@@ -82,7 +82,11 @@ def schemas(max_page: int) -> dict[str, Any]:
                     "examples": ["unexpected_character", "invalid_request"],
                 },
                 "field": {"type": "string"},
-                "position": {"type": ["integer", "null"]},
+                "position": {
+                    "type": ["integer", "null"],
+                    "description": "A bad puzzle only: the character at fault, as a 0-based "
+                    "offset in the text as sent (detail counts from 1, as people do).",
+                },
                 "cap": {"type": "integer", "minimum": 1},
                 "may_exist": {
                     "type": "boolean",
