@@ -55,7 +55,7 @@ def puzzle_description() -> str:
         f"whose value could exceed {MAX_POWER_BITS:,} bits are refused, and so is a division "
         "by a literal 0. A puzzle that breaks a rule is 422 with the position of the fault (a "
         "0-based offset in the text as sent, in characters; the English `detail`, like the "
-        "form and the CLI, counts characters from 1: position 5 is \"at character 6\")."
+        'form and the CLI, counts characters from 1: position 5 is "at character 6").'
     )
 
 
