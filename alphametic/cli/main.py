@@ -15,6 +15,7 @@ from typing import TextIO
 
 from ..explain.languages import TABLES, from_locale
 from ..explain.walkthrough import SEARCH_SECONDS, explain
+from ..language.folding import fold, fold_letter
 from ..language.puzzle import LeadingZeros, Puzzle, PuzzleError, parse
 from ..linear.native import EngineError, describe, engine
 from ..render import caret, render_line, render_sum
@@ -225,13 +226,15 @@ def _puzzle_options() -> argparse.ArgumentParser:
 
 
 def _fix_arg(text: str) -> tuple[str, int]:
-    """Parse one --fix value such as E=5."""
-    letter, equals, digit = text.partition("=")
+    """Parse one --fix value such as E=5, or い＝２ as a Japanese IME types it."""
+    # Folded as the puzzle and the form's known digits are (web.api.estimates.parse_fixed):
+    # a full-width '＝' or digit means its ASCII form, and the letter folds to its case.
+    letter, equals, digit = fold(text)[0].partition("=")
     digit = digit.strip()
     # ASCII digits only: str.isdigit() also passes '²', which int() then refuses.
     if not equals or not letter.strip() or not (digit.isascii() and digit.isdigit()):
         raise argparse.ArgumentTypeError(f"expected LETTER=DIGIT such as E=5, got {text!r}")
-    return letter.strip(), int(digit)
+    return fold_letter(letter.strip()), int(digit)
 
 
 def _seconds_arg(text: str) -> float:
@@ -255,11 +258,10 @@ def _parse(args: argparse.Namespace, text: str) -> Puzzle:
 def _fixes(pairs: list[tuple[str, int]]) -> dict[str, int]:
     """Return the --fix pairs as a dict, refusing one letter fixed to two digits."""
     fixed: dict[str, int] = {}
-    for letter, digit in pairs:
-        key = letter.upper()
-        if fixed.get(key, digit) != digit:
-            raise _UsageError(f"--fix gives {key} two digits: {fixed[key]} and {digit}")
-        fixed[key] = digit
+    for letter, digit in pairs:  # each letter folded by _fix_arg: 'e' and 'Ｅ' are 'E'
+        if fixed.get(letter, digit) != digit:
+            raise _UsageError(f"--fix gives {letter} two digits: {fixed[letter]} and {digit}")
+        fixed[letter] = digit
     return fixed
 
 

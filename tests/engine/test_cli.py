@@ -89,6 +89,23 @@ def test_fix_restricts_and_repeats() -> None:
     assert run("solve", "--fix", "E=4", "SEND + MORE = MONEY").returncode == 1
 
 
+def test_fix_reads_full_width_as_the_form_does() -> None:
+    """'い＝２' as a Japanese IME types it: the form's known digits take it, so does --fix."""
+    kana = run(
+        "solve", "--json", "--fix", "い＝２", "--fix", "ち\u3000＝\u3000１", "いち＋いち＝にい"
+    )
+    assert kana.returncode == 0, kana.stderr
+    found = json.loads(kana.stdout)
+    assert found["options"]["fixed"] == {"い": 2, "ち": 1}
+    assert found["solutions"] == [{"い": 2, "ち": 1, "に": 4}]
+    latin = run("solve", "--json", "--fix", "Ｅ＝５", "--fix", "ｓ=９", "SEND + MORE = MONEY")
+    assert json.loads(latin.stdout)["options"]["fixed"] == {"E": 5, "S": 9}
+    twice = run("solve", "--fix", "E=5", "--fix", "ｅ＝６", "SEND + MORE = MONEY")
+    assert "--fix gives E two digits: 5 and 6" in twice.stderr
+    # A superscript is not folded to a digit (as in the puzzle): E=² is refused, not E=2.
+    assert "expected LETTER=DIGIT" in run("solve", "--fix", "E=²", "A + E = B").stderr
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
