@@ -55,7 +55,10 @@ def result(puzzle: Puzzle, search: Search, mode: str, started: float) -> dict[st
 
     "count" is every solution (count and all modes). First mode reports "found" instead, 0 or
     1: it proves that a solution exists (or, with 0, that none does), not how many there are.
-    "complete" is False when Ctrl-C cut the search short (then nothing is proved).
+    "complete" says the search did what the mode asks: False only when Ctrl-C cut it short
+    (then nothing is proved). "exhaustive" says whether every assignment was searched, so that
+    the number reported is every solution: first mode stops at its first, so "found": 1 comes
+    with "exhaustive": false (ODD + ODD = EVEN has 2), and "found": 0 with true.
     """
     out: dict[str, Any] = {"puzzle": puzzle.text, "options": puzzle.options(), "mode": mode}
     if mode == "count":
@@ -66,6 +69,8 @@ def result(puzzle: Puzzle, search: Search, mode: str, started: float) -> dict[st
         out["found" if mode == "first" else "count"] = len(solutions)
         out["solutions"] = solutions
     out["complete"] = not search.stopped
+    # "complete" alone next to "found": 1 read as "this is every solution" (it never was).
+    out["exhaustive"] = out["complete"] and (mode != "first" or not out["found"])
     out["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 3)
     return out
 

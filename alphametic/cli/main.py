@@ -160,7 +160,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "--json",
         action="store_true",
         help='print JSON instead of text (without --all or --count: "found" 0 or 1, which '
-        "proves whether a solution exists, not how many)",
+        'proves whether a solution exists, not how many; "exhaustive" says whether every '
+        'solution was counted, "complete" whether the search did what was asked)',
     )
     solve.add_argument(
         "--progress",

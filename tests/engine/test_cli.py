@@ -70,8 +70,13 @@ def test_json_first_and_all_modes() -> None:
     assert (first["mode"], first["found"], first["solutions"]) == ("first", 1, [SEND])
     assert "count" not in first  # one solution found proves one exists, not that it is alone
     odd = json.loads(run("solve", "--json", "ODD + ODD = EVEN").stdout)
+    # The search did what first mode asks (complete), but one found is not every solution.
     assert (odd["found"], odd["complete"], "count" in odd) == (1, True, False)
-    assert json.loads(run("solve", "--count", "--json", "ODD + ODD = EVEN").stdout)["count"] == 2
+    assert odd["exhaustive"] is False
+    counted = json.loads(run("solve", "--count", "--json", "ODD + ODD = EVEN").stdout)
+    assert (counted["count"], counted["complete"], counted["exhaustive"]) == (2, True, True)
+    none = json.loads(run("solve", "--json", "AB + DC = CBB").stdout)  # none exists: proved
+    assert (none["found"], none["complete"], none["exhaustive"]) == (0, True, True)
     assert first["options"] == {"base": 10, "leading_zeros": "multi-letter", "fixed": {}}
     every = run("solve", "--all", "--json", "--base", "16", "SEND+MORE=MONEY")
     lines = json_lines(every.stdout)  # JSON Lines: one letter -> digit object per solution
@@ -163,7 +168,9 @@ def test_batch_file_goes_on_past_a_bad_line(tmp_path: Path) -> None:
     ]
     assert results[0]["solutions"] == [SEND] and results[0]["found"] == 1
     assert "unexpected character '?'" in results[1]["error"] and "found" not in results[1]
+    assert results[1]["error"].endswith("at character 5")  # as people count, from 1
     assert results[2]["found"] == 0 and results[2]["solutions"] == []
+    assert [r.get("exhaustive") for r in results] == [False, None, True, False]
     assert results[3]["solutions"] == [{"B": 9, "I": 1, "L": 0}]
     assert all(r["elapsed_ms"] >= 0 for r in results if "error" not in r)
 
@@ -184,6 +191,7 @@ def test_batch_with_undecodable_bytes_reports_the_line() -> None:
     results = json_lines(out.stdout)
     assert "unexpected character" in results[0]["error"]
     assert results[1]["count"] == len(results[1]["solutions"]) > 0
+    assert results[1]["exhaustive"] is True
 
 
 def test_batch_file_that_cannot_be_read(tmp_path: Path) -> None:
@@ -369,6 +377,7 @@ def test_ctrl_c_during_json_count_says_incomplete() -> None:
         out, _ = proc.communicate(timeout=60)
     result = json.loads(out)
     assert proc.returncode == 130 and result["complete"] is False and result["count"] > 0
+    assert result["exhaustive"] is False
 
 
 def visible_lines(raw: bytes) -> list[str]:
