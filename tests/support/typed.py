@@ -18,7 +18,7 @@ class Typed(NamedTuple):
 
     text: str
     ascii: str
-    count: int
+    solutions: int
     names: dict[str, str]
 
     def transliterate(self, solution: dict[str, int]) -> dict[str, int]:
