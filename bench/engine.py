@@ -25,6 +25,7 @@ import expressions  # noqa: E402
 from corpus import corpus  # noqa: E402
 
 from alphametic import Puzzle, Search, parse  # noqa: E402
+from alphametic.language.folding import fold  # noqa: E402
 from alphametic.linear.native import ENV, is_built  # noqa: E402
 from alphametic.linear.plan import forget_plans  # noqa: E402
 
@@ -200,6 +201,29 @@ def side_by_side(repeat: int) -> None:
         print(f"{label[:44]:44}{cells}")
 
 
+def folding(repeat: int) -> None:
+    """Print what folding the typed text (NFKC, alphametic/language/folding.py) costs the
+    199-addend puzzle's parse, typed in ASCII and in full-width forms, and a count with it."""
+    wide = FORTRESSES.translate({c: c + 0xFEE0 for c in range(0x21, 0x7F)}).replace(" ", "\u3000")
+    print(f"\n{'199-addend puzzle, typed as':30} {'fold ms':>9} {'parse ms':>9} {'count ms':>9}")
+    for label, text in (("ASCII", FORTRESSES), ("full-width (IME)", wide)):
+        folded = best_of(lambda text=text: fold(text), max(repeat, 200))
+        parsed = best_of(lambda text=text: parse(text), max(repeat, 200))
+        counted = best_of(lambda text=text: Search(parse(text)).count(), max(repeat, 50))
+        print(f"{label:30} {_ms(folded):>9} {_ms(parsed):>9} {_ms(counted):>9}", end="")
+        print(f"   folding is {folded / parsed:.1%} of the parse, {folded / counted:.1%} of the count")
+
+
+def best_of(run: Callable[[], object], times: int) -> float:
+    """The best wall time of `times` runs, in seconds."""
+    best = float("inf")
+    for _ in range(times):
+        started = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
 def overhead(repeat: int) -> None:
     """Print the cost of a check hook (every 10 ms) against none, and the longest gap."""
     texts = [t for _, t, _ in HARD[:5]] + [p for c, p in corpus() if c != "classic"][:40]
@@ -366,7 +390,7 @@ def main() -> None:
     parser.add_argument("--no-naive", action="store_true", help="skip the naive solver column")
     parser.add_argument(
         "--only",
-        choices=["table", "engines", "overhead", "compare", "expressions"],
+        choices=["table", "engines", "folding", "overhead", "compare", "expressions"],
         help="one section",
     )
     args = parser.parse_args()
@@ -374,6 +398,8 @@ def main() -> None:
         table(args.repeat, not args.no_naive)
     if args.only in (None, "engines"):
         side_by_side(args.repeat)
+    if args.only in (None, "folding"):
+        folding(args.repeat)
     if args.only in (None, "overhead"):
         overhead(args.repeat)
     if args.only in (None, "compare"):

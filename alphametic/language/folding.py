@@ -54,6 +54,11 @@ def _kept(char: str) -> bool:
     return unicodedata.decomposition(char).startswith(("<super>", "<sub>", "<fraction>"))
 
 
+# The full-width forms of ASCII (U+FF01 to U+FF5E) and the ideographic space: NFKC maps each to
+# one ASCII character, so a text of ASCII and these (what an IME types) folds one for one.
+_WIDE = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+
 def fold(text: str) -> tuple[str, tuple[int, ...] | None]:
     """Return the NFKC-folded text and, if it differs, each folded character's typed offset.
 
@@ -63,6 +68,9 @@ def fold(text: str) -> tuple[str, tuple[int, ...] | None]:
     """
     if text.isascii() or unicodedata.is_normalized("NFKC", text):
         return text, None
+    narrowed = text.translate(_WIDE)
+    if narrowed.isascii():  # one for one: each character comes from the one typed there
+        return narrowed, tuple(range(len(text) + 1))
     pieces: list[str] = []
     origin: list[int] = []
     i, n = 0, len(text)
