@@ -207,11 +207,16 @@ def folding(repeat: int) -> None:
     wide = FORTRESSES.translate({c: c + 0xFEE0 for c in range(0x21, 0x7F)}).replace(" ", "\u3000")
     print(f"\n{'199-addend puzzle, typed as':30} {'fold ms':>9} {'parse ms':>9} {'count ms':>9}")
     for label, text in (("ASCII", FORTRESSES), ("full-width (IME)", wide)):
-        folded = best_of(lambda text=text: fold(text), max(repeat, 200))
-        parsed = best_of(lambda text=text: parse(text), max(repeat, 200))
-        counted = best_of(lambda text=text: Search(parse(text)).count(), max(repeat, 50))
-        print(f"{label:30} {_ms(folded):>9} {_ms(parsed):>9} {_ms(counted):>9}", end="")
-        print(f"   folding is {folded / parsed:.1%} of the parse, {folded / counted:.1%} of the count")
+        folded = best_of(functools.partial(fold, text), max(repeat, 200))
+        parsed = best_of(functools.partial(parse, text), max(repeat, 200))
+        counted = best_of(functools.partial(count_of, text), max(repeat, 50))
+        share = f"{folded / parsed:.1%} of the parse, {folded / counted:.1%} of the count"
+        print(f"{label:30} {_ms(folded):>9} {_ms(parsed):>9} {_ms(counted):>9}   folding: {share}")
+
+
+def count_of(text: str) -> int:
+    """Parse the text and count its solutions."""
+    return Search(parse(text)).count()
 
 
 def best_of(run: Callable[[], object], times: int) -> float:
