@@ -10,7 +10,7 @@ alphametic).
 """
 
 from .language.errors import ErrorCode
-from .language.options import check_options
+from .language.options import MAX_BASE, MIN_BASE, check_options
 from .language.puzzle import (
     MAX_CHARS,
     MAX_TERMS,
@@ -35,8 +35,10 @@ from .search import (
 )
 
 __all__ = [
+    "MAX_BASE",
     "MAX_CHARS",
     "MAX_TERMS",
+    "MIN_BASE",
     "ErrorCode",
     "LeadingZeros",
     "Puzzle",

@@ -59,7 +59,9 @@ def check_options(options: object) -> dict[str, Any]:
     if unknown:
         raise OptionsError(f"Unknown option(s): {', '.join(unknown)}.")
     if "base" in options and not _integer(options["base"]):
-        raise OptionsError("'options.base' must be an integer from 2 to 36.", "options.base")
+        low, high = alphametic.MIN_BASE, alphametic.MAX_BASE
+        message = f"'options.base' must be an integer from {low} to {high}."
+        raise OptionsError(message, "options.base")
     if "leading_zeros" in options and not isinstance(options["leading_zeros"], str):
         raise OptionsError("'options.leading_zeros' must be a string.", "options.leading_zeros")
     fixed = options.get("fixed")

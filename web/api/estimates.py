@@ -82,7 +82,9 @@ def options_from_query(args: Mapping[str, str]) -> dict[str, Any]:
     if args.get("base"):
         base = whole_number(args["base"])
         if base is None:
-            raise OptionsError("'base' must be an integer from 2 to 36.", "options.base")
+            low, high = alphametic.MIN_BASE, alphametic.MAX_BASE
+            message = f"'base' must be an integer from {low} to {high}."
+            raise OptionsError(message, "options.base")
         options["base"] = base
     if args.get("leading_zeros"):
         options["leading_zeros"] = args["leading_zeros"]

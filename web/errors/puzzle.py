@@ -70,8 +70,12 @@ SAYINGS: dict[ErrorCode, Say] = {
         "limit is %(cap)s.",
         **v,
     ),
-    ErrorCode.BASE_NOT_INTEGER: lambda v: _("The base must be a whole number from 2 to 36."),
-    ErrorCode.BASE_OUT_OF_RANGE: lambda v: _("The base must be a whole number from 2 to 36."),
+    ErrorCode.BASE_NOT_INTEGER: lambda v: _(
+        "The base must be a whole number from %(low)s to %(high)s.", **v
+    ),
+    ErrorCode.BASE_OUT_OF_RANGE: lambda v: _(
+        "The base must be a whole number from %(low)s to %(high)s.", **v
+    ),
     ErrorCode.UNKNOWN_POLICY: lambda v: _("Choose one of the rules for leading zeros in the list."),
     ErrorCode.FIXED_NOT_A_MAPPING: lambda v: _(
         "Write known digits as letter=digit pairs, for example E=5, M=1."

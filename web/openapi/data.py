@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import alphametic
 from web.api import estimates
 from web.openapi.responses import JOB_ID, body, problem, ref, too_long
 
@@ -72,7 +73,11 @@ def data_paths(common: dict[str, Any]) -> dict[str, Any]:
                     {
                         "name": "base",
                         "in": "query",
-                        "schema": {"type": "integer", "minimum": 2, "maximum": 36},
+                        "schema": {
+                            "type": "integer",
+                            "minimum": alphametic.MIN_BASE,
+                            "maximum": alphametic.MAX_BASE,
+                        },
                     },
                     {
                         "name": "leading_zeros",

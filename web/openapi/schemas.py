@@ -102,7 +102,12 @@ def schemas(max_page: int) -> dict[str, Any]:
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                "base": {"type": "integer", "minimum": 2, "maximum": 36, "default": 10},
+                "base": {
+                    "type": "integer",
+                    "minimum": alphametic.MIN_BASE,
+                    "maximum": alphametic.MAX_BASE,
+                    "default": 10,
+                },
                 "leading_zeros": {**ref("LeadingZeros"), "default": "multi-letter"},
                 "fixed": {
                     "type": "object",
@@ -302,7 +307,11 @@ def schemas(max_page: int) -> dict[str, Any]:
             "required": ["job", "base", "total", "letters"],
             "properties": {
                 "job": {"type": "string"},
-                "base": {"type": "integer", "minimum": 2, "maximum": 36},
+                "base": {
+                    "type": "integer",
+                    "minimum": alphametic.MIN_BASE,
+                    "maximum": alphametic.MAX_BASE,
+                },
                 "total": {"type": "integer", "minimum": 0},
                 "letters": {
                     "type": "object",

@@ -6,7 +6,7 @@ from typing import Any
 
 from werkzeug.datastructures import MultiDict
 
-from alphametic import PuzzleError
+from alphametic import MAX_BASE, MIN_BASE, PuzzleError
 from jobstore import Mode, OptionsError
 from web.api.estimates import parse_fixed
 from web.bodies import whole_number
@@ -80,7 +80,9 @@ def option_message(exc: OptionsError | PuzzleError) -> str:
     if isinstance(exc, PuzzleError):
         return puzzle.message(exc)
     messages = {
-        "options.base": _("The base must be a whole number from 2 to 36."),
+        "options.base": _(
+            "The base must be a whole number from %(low)s to %(high)s.", low=MIN_BASE, high=MAX_BASE
+        ),
         "options.leading_zeros": _("Choose one of the rules for leading zeros in the list."),
         "options.fixed": _("Write known digits as letter=digit pairs, for example E=5, M=1."),
         "mode": _("Choose what to find: one solution, every solution or the count."),
