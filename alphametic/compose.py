@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from itertools import chain, combinations_with_replacement, islice
 from math import comb
 
+from .language.errors import ErrorCode, PuzzleError
 from .language.folding import fold, fold_case
 from .language.options import LeadingZeros
 from .language.puzzle import Puzzle, parse
@@ -43,7 +44,45 @@ Sets = Iterable[list[int]]
 # levels per column, and Python's recursion limit (1,000) must hold for its pure-Python twin.
 LONGEST = 200
 
-__all__ = ["Composed", "Tally", "by_difficulty", "candidates", "compose", "groups", "words_of"]
+#: The counts a composition may ask for: addends per sum, and solutions of each result.
+ADDENDS = (1, 10)
+SOLUTIONS = (1, 1000)
+#: Distinct words a list needs to compose from.
+FEWEST_WORDS = 2
+#: Letters a word of a list checked by check_words may have: every candidate's text (at most
+#: 11 words and their signs) then stays far below the cap on a puzzle's length, so no candidate
+#: is refused mid-run.
+LONGEST_WORD = 100
+#: The faults check_words, check_word_count and check_counts report.
+FAULTS = frozenset(
+    {
+        ErrorCode.WORD_LIST_NOT_A_LIST,
+        ErrorCode.NOT_A_WORD,
+        ErrorCode.WORD_TOO_LONG,
+        ErrorCode.TOO_FEW_WORDS,
+        ErrorCode.TOO_MANY_WORDS,
+        ErrorCode.ADDENDS_OUT_OF_RANGE,
+        ErrorCode.SOLUTIONS_OUT_OF_RANGE,
+    }
+)
+
+__all__ = [
+    "ADDENDS",
+    "FAULTS",
+    "FEWEST_WORDS",
+    "LONGEST_WORD",
+    "SOLUTIONS",
+    "Composed",
+    "Tally",
+    "by_difficulty",
+    "candidates",
+    "check_counts",
+    "check_word_count",
+    "check_words",
+    "compose",
+    "groups",
+    "words_of",
+]
 
 
 @dataclass(frozen=True)
@@ -85,6 +124,64 @@ def words_of(lines: Iterable[str]) -> list[str]:
             if folded.isalpha():
                 seen.setdefault(folded, None)
     return list(seen)
+
+
+def check_words(words: object, most: int | None = None) -> list[str]:
+    """The distinct words of a list given as data (folded as puzzles are): each one word of
+    letters, at most LONGEST_WORD of them; at least FEWEST_WORDS, at most `most` distinct
+    words (PuzzleError naming the field "words" otherwise)."""
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        raise PuzzleError(ErrorCode.WORD_LIST_NOT_A_LIST, field="words")
+    for word in words:
+        # One word of letters on its own (words_of would split it at spaces, or drop it).
+        if len(word.split()) != 1 or len(words_of([word])) != 1:
+            raise PuzzleError(ErrorCode.NOT_A_WORD, field="words", word=word)
+        if len(word) > LONGEST_WORD:
+            raise PuzzleError(ErrorCode.WORD_TOO_LONG, field="words", cap=LONGEST_WORD)
+    return check_word_count(words_of(words), most)
+
+
+def check_word_count(distinct: list[str], most: int | None = None) -> list[str]:
+    """The distinct words of a list if there are at least FEWEST_WORDS and at most `most`."""
+    if len(distinct) < FEWEST_WORDS:
+        raise PuzzleError(ErrorCode.TOO_FEW_WORDS, field="words", low=FEWEST_WORDS)
+    if most is not None and len(distinct) > most:
+        raise PuzzleError(ErrorCode.TOO_MANY_WORDS, field="words", cap=most)
+    return distinct
+
+
+def check_counts(addends: object, solutions: object) -> tuple[int, int]:
+    """The addends per sum and the solutions wanted, if whole numbers within ADDENDS and
+    SOLUTIONS (PuzzleError naming the option otherwise)."""
+    checked_addends = _count(addends, ADDENDS)
+    if checked_addends is None:
+        low, high = ADDENDS
+        raise PuzzleError(
+            ErrorCode.ADDENDS_OUT_OF_RANGE,
+            field="options.addends",
+            value=addends,
+            low=low,
+            high=high,
+        )
+    checked_solutions = _count(solutions, SOLUTIONS)
+    if checked_solutions is None:
+        low, high = SOLUTIONS
+        raise PuzzleError(
+            ErrorCode.SOLUTIONS_OUT_OF_RANGE,
+            field="options.solutions",
+            value=solutions,
+            low=low,
+            high=high,
+        )
+    return checked_addends, checked_solutions
+
+
+def _count(value: object, bounds: tuple[int, int]) -> int | None:
+    """The value if it is an int (not a bool) within bounds, else None."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    low, high = bounds
+    return value if low <= value <= high else None
 
 
 def _digits(value: int, base: int) -> int:

@@ -12,25 +12,18 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 import redis
 
 import alphametic
-from alphametic.compose import by_difficulty, words_of
+from alphametic.compose import by_difficulty, check_counts, check_words
 
 from .admission import OptionsError, Submission
 from .keys import Keys
 from .model import TERMINAL, Mode, ResultOrder, State
 from .shards import shard_id
 
-# Options of a compose job and their ranges (the CLI's: alphametic/cli/compose.py).
-ADDENDS = (1, 10)
-SOLUTIONS = (1, 1000)
-# Letters a word may have: every candidate's text (at most 11 words and their signs) then stays
-# far below the engine's cap on a puzzle's length, so no candidate is refused mid-run.
-LONGEST_WORD = 100
 OPTION_NAMES = frozenset({"addends", "base", "leading_zeros", "solutions"})
 DEFAULTS: dict[str, Any] = {
     "addends": 2,
@@ -38,30 +31,6 @@ DEFAULTS: dict[str, Any] = {
     "leading_zeros": alphametic.LeadingZeros.MULTI_LETTER.value,
     "solutions": 1,
 }
-
-
-class WordsFault(StrEnum):
-    """Every fault of a compose request's words and options, one stable code each (the web's
-    ProblemCode of the same value: web/errors/problems.py)."""
-
-    WORDS_NOT_A_LIST = "word_list_not_a_list"
-    TOO_FEW_WORDS = "too_few_words"
-    TOO_MANY_WORDS = "too_many_words"
-    BAD_WORD = "not_a_word"
-    WORD_TOO_LONG = "word_too_long"
-    ADDENDS_OUT_OF_RANGE = "addends_out_of_range"
-    SOLUTIONS_OUT_OF_RANGE = "solutions_out_of_range"
-
-
-class WordsError(OptionsError):
-    """A compose request's words or options are wrong: its code, field and values (the web
-    says it in the page's language from the code: web/errors/compose.py)."""
-
-    def __init__(self, code: WordsFault, field: str, message: str, **params: Any) -> None:
-        """Keep the code and the values its sentence needs."""
-        super().__init__(message, field)
-        self.code = code
-        self.params = params
 
 
 @dataclass(frozen=True)
@@ -86,43 +55,9 @@ class WordList:
         return dict(self.settings)
 
 
-def _integer_in(options: Mapping[str, Any], name: str, bounds: tuple[int, int]) -> int:
-    """An integer option within its bounds, or WordsError."""
-    value = options.get(name, DEFAULTS[name])
-    low, high = bounds
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        fault = WordsFault(f"{name}_out_of_range")
-        message = f"'options.{name}' must be a whole number from {low} to {high}."
-        raise WordsError(fault, f"options.{name}", message, low=low, high=high)
-    return value
-
-
-def check_words(words: object, most: int) -> tuple[str, ...]:
-    """The distinct words of a request (folded as puzzles are), or WordsError."""
-    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
-        message = "'words' must be a list of words (strings)."
-        raise WordsError(WordsFault.WORDS_NOT_A_LIST, "words", message)
-    for word in words:
-        # One word of letters on its own (words_of would split it at spaces, or drop it).
-        if len(word.split()) != 1 or len(words_of([word])) != 1:
-            message = f"Each word must be made of letters only, not {word!r}."
-            raise WordsError(WordsFault.BAD_WORD, "words", message, word=word)
-        if len(word) > LONGEST_WORD:
-            message = f"A word may have at most {LONGEST_WORD} letters."
-            raise WordsError(WordsFault.WORD_TOO_LONG, "words", message, cap=LONGEST_WORD)
-    distinct = words_of(words)
-    if len(distinct) < 2:
-        message = "Give at least two different words."
-        raise WordsError(WordsFault.TOO_FEW_WORDS, "words", message, low=2)
-    if len(distinct) > most:
-        message = f"Give at most {most} different words."
-        raise WordsError(WordsFault.TOO_MANY_WORDS, "words", message, cap=most)
-    return tuple(distinct)
-
-
 def check_compose_options(options: object) -> dict[str, Any]:
-    """A compose job's options with defaults filled in (OptionsError for their JSON shape,
-    WordsError for a count out of range, the engine's PuzzleError for a base or policy)."""
+    """A compose job's options with defaults filled in (OptionsError for their JSON shape, the
+    engine's PuzzleError for a value: a count out of range, a base or a policy)."""
     if options is None:
         options = {}
     if not isinstance(options, Mapping):
@@ -130,8 +65,10 @@ def check_compose_options(options: object) -> dict[str, Any]:
     unknown = sorted(str(k) for k in options if k not in OPTION_NAMES)
     if unknown:
         raise OptionsError(f"Unknown option(s): {', '.join(unknown)}.")
-    addends = _integer_in(options, "addends", ADDENDS)
-    solutions = _integer_in(options, "solutions", SOLUTIONS)
+    addends, solutions = check_counts(
+        options.get("addends", DEFAULTS["addends"]),
+        options.get("solutions", DEFAULTS["solutions"]),
+    )
     if "leading_zeros" in options and not isinstance(options["leading_zeros"], str):
         raise OptionsError("'options.leading_zeros' must be a string.", "options.leading_zeros")
     base, policy, _ = alphametic.check_options(
@@ -143,9 +80,10 @@ def check_compose_options(options: object) -> dict[str, Any]:
 
 
 def admit_compose(words: object, options: object, most: int) -> Submission:
-    """Check a compose request's words (at most `most` distinct ones) and options, once."""
+    """Check a compose request's words (at most `most` distinct ones) and options, once: their
+    JSON shapes here, their values by the engine (PuzzleError naming the field)."""
     checked = check_words(words, most)
-    word_list = WordList(checked, check_compose_options(options))
+    word_list = WordList(tuple(checked), check_compose_options(options))
     payload = json.dumps([Mode.COMPOSE.value, word_list.text, word_list.options()], sort_keys=True)
     fingerprint = hashlib.sha256(payload.encode()).hexdigest()
     # Never small: a run lists every set of addends (its band is BIG's, as a big enumeration).

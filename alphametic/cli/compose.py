@@ -8,7 +8,15 @@ import sys
 import time
 from typing import Any
 
-from ..compose import Composed, Tally, by_difficulty, compose, words_of
+from ..compose import (
+    Composed,
+    Tally,
+    by_difficulty,
+    check_counts,
+    check_word_count,
+    compose,
+    words_of,
+)
 from ..explain.walkthrough import explain
 from ..language.options import LeadingZeros, check_base
 from ..render import render_line
@@ -87,14 +95,9 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compose from the word list and print each result as it is found."""
-    if not 1 <= args.addends <= 10:
-        raise ComposeError("--addends must be from 1 to 10")
-    if not 1 <= args.solutions <= 1000:
-        raise ComposeError("--solutions must be from 1 to 1000")
+    check_counts(args.addends, args.solutions)
     check_base(args.base)
-    words = _words(args)
-    if len(words) < 2:
-        raise ComposeError("the word list needs at least two distinct words")
+    words = check_word_count(_words(args))
     started = time.perf_counter()
     tally = Tally()
     held: list[tuple[Composed, Rating]] = []  # results to print in order, at the end

@@ -58,6 +58,14 @@ class ErrorCode(StrEnum):
     LETTER_FIXED_TWICE = "letter_fixed_twice"
     DIGIT_FIXED_TWICE = "digit_fixed_twice"
     LEADING_LETTER_FIXED_TO_ZERO = "leading_letter_fixed_to_zero"
+    # A word list to compose from and its counts (compose.py).
+    WORD_LIST_NOT_A_LIST = "word_list_not_a_list"
+    NOT_A_WORD = "not_a_word"
+    WORD_TOO_LONG = "word_too_long"
+    TOO_FEW_WORDS = "too_few_words"
+    TOO_MANY_WORDS = "too_many_words"
+    ADDENDS_OUT_OF_RANGE = "addends_out_of_range"
+    SOLUTIONS_OUT_OF_RANGE = "solutions_out_of_range"
 
 
 _HELP = "use words of letters, numbers, + - * / ^ ( ), = and ; or new lines"
@@ -106,6 +114,15 @@ ENGLISH: dict[ErrorCode, str] = {
     ErrorCode.DIGIT_FIXED_TWICE: "letters {first} and {second} are both fixed to {digit}",
     ErrorCode.LEADING_LETTER_FIXED_TO_ZERO: "{letter} cannot be fixed to 0: it starts a word "
     "and the leading-zero policy is {policy}",
+    ErrorCode.WORD_LIST_NOT_A_LIST: "the word list must be a list of words (strings)",
+    ErrorCode.NOT_A_WORD: "{word!r} is not one word of letters",
+    ErrorCode.WORD_TOO_LONG: "a word of the list has more than {cap:,} letters",
+    ErrorCode.TOO_FEW_WORDS: "the word list needs at least {low} distinct words",
+    ErrorCode.TOO_MANY_WORDS: "the word list has more than {cap:,} distinct words",
+    ErrorCode.ADDENDS_OUT_OF_RANGE: "the number of addends must be from {low} to {high}, "
+    "not {value!r}",
+    ErrorCode.SOLUTIONS_OUT_OF_RANGE: "the number of solutions must be from {low} to {high}, "
+    "not {value!r}",
 }
 
 

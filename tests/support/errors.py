@@ -8,6 +8,7 @@ from typing import Any
 
 import alphametic
 from alphametic import ErrorCode, PuzzleError
+from alphametic.compose import check_counts, check_words
 
 DEEP = "(" * 60 + "A" + ")" * 60 + " = B"
 MANY_TERMS = " + ".join(["A"] * 1000) + " = B"
@@ -62,6 +63,13 @@ EXAMPLES: dict[ErrorCode, Callable[[], object]] = {
     ErrorCode.LETTER_FIXED_TWICE: _parse("SEND + MORE = MONEY", fixed={"E": 5, "e": 6}),
     ErrorCode.DIGIT_FIXED_TWICE: _parse("SEND + MORE = MONEY", fixed={"E": 5, "M": 5}),
     ErrorCode.LEADING_LETTER_FIXED_TO_ZERO: _parse("SEND + MORE = MONEY", fixed={"S": 0}),
+    ErrorCode.WORD_LIST_NOT_A_LIST: lambda: check_words("SEND MORE"),
+    ErrorCode.NOT_A_WORD: lambda: check_words(["SEND", "M0RE"]),
+    ErrorCode.WORD_TOO_LONG: lambda: check_words(["SEND", "E" * 101]),
+    ErrorCode.TOO_FEW_WORDS: lambda: check_words(["send", "SEND"]),
+    ErrorCode.TOO_MANY_WORDS: lambda: check_words(["SEND", "MORE", "MONEY"], most=2),
+    ErrorCode.ADDENDS_OUT_OF_RANGE: lambda: check_counts(11, 1),
+    ErrorCode.SOLUTIONS_OUT_OF_RANGE: lambda: check_counts(2, True),
 }
 
 

@@ -7,14 +7,13 @@ from typing import Any, NoReturn
 from flask import Blueprint, Response, current_app, json, jsonify, request, url_for
 
 from alphametic import PuzzleError
+from alphametic.compose import FAULTS as COMPOSE_FAULTS
 from jobstore import Job, Mode, NotHeld, OptionsError, ResultOrder, Submission, TooManyJobs
 from jobstore.admission import check_options
-from jobstore.compose import WordsError
 from web.api import estimates, export
 from web.bodies import check_json_depth, whole_number
-from web.errors import compose as compose_sayings
 from web.errors import puzzle as puzzle_sayings
-from web.errors.problems import ApiProblem, ProblemCode
+from web.errors.problems import ApiProblem
 from web.i18n import locale_tag
 from web.lookups import (
     QUEUE_FULL_RETRY,
@@ -42,12 +41,19 @@ def _invalid(detail: str, field: str) -> ApiProblem:
 
 
 def _option_problem(exc: OptionsError) -> ApiProblem:
-    """The 422 problem of a mode or options of the wrong JSON shape, naming its field; a
-    compose request's words or counts with their code, in the request's language."""
-    if isinstance(exc, WordsError):
-        detail = compose_sayings.message(exc)
-        return ApiProblem(422, detail, slug=ProblemCode(exc.code).slug, field=exc.field)
+    """The 422 problem of a mode or options of the wrong JSON shape, naming its field."""
     return ApiProblem(422, str(exc), slug="invalid-request", field=exc.field)
+
+
+def _compose_problem(exc: PuzzleError) -> ApiProblem:
+    """The 422 problem of a compose request's words or counts: a type of its own (its code's
+    slug), its code and field, and its detail in the request's language (English too: the
+    pages' sentence); else, a base or a policy, the engine error's problem."""
+    if exc.code not in COMPOSE_FAULTS:
+        return _puzzle_problem(exc)
+    detail = puzzle_sayings.message(exc)
+    slug = exc.code.value.replace("_", "-")
+    return ApiProblem(422, detail, slug=slug, field=exc.field, code=exc.code)
 
 
 def _puzzle_problem(exc: PuzzleError) -> ApiProblem:
@@ -118,7 +124,7 @@ def _admitted_compose(body: dict[str, Any]) -> Submission:
     except OptionsError as exc:
         raise _option_problem(exc) from exc
     except PuzzleError as exc:
-        raise _puzzle_problem(exc) from exc
+        raise _compose_problem(exc) from exc
 
 
 def _fresh(body: dict[str, Any]) -> bool:

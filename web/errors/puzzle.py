@@ -106,6 +106,17 @@ SAYINGS: dict[ErrorCode, Say] = {
         "zeros does not allow that.",
         **v,
     ),
+    ErrorCode.WORD_LIST_NOT_A_LIST: lambda v: _("The words must be given as a list."),
+    ErrorCode.NOT_A_WORD: lambda v: _("Each word must be made of letters only, not %(word)s.", **v),
+    ErrorCode.WORD_TOO_LONG: lambda v: _("A word may have at most %(cap)s letters.", **v),
+    ErrorCode.TOO_FEW_WORDS: lambda v: _("Give at least two different words."),
+    ErrorCode.TOO_MANY_WORDS: lambda v: _("Give at most %(cap)s different words.", **v),
+    ErrorCode.ADDENDS_OUT_OF_RANGE: lambda v: _(
+        "The number of words added must be a whole number from %(low)s to %(high)s.", **v
+    ),
+    ErrorCode.SOLUTIONS_OUT_OF_RANGE: lambda v: _(
+        "The number of solutions must be a whole number from %(low)s to %(high)s.", **v
+    ),
 }
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 import alphametic
+from alphametic.compose import ADDENDS as COMPOSE_ADDENDS
+from alphametic.compose import LONGEST_WORD
+from alphametic.compose import SOLUTIONS as COMPOSE_SOLUTIONS
 from alphametic.explain.difficulty import LABELS
 from jobstore import Mode, ResultOrder, State
-from jobstore.compose import ADDENDS as COMPOSE_ADDENDS
-from jobstore.compose import LONGEST_WORD
-from jobstore.compose import SOLUTIONS as COMPOSE_SOLUTIONS
 from web.openapi.puzzle import puzzle_schema
 from web.openapi.responses import ref
 

@@ -14,9 +14,8 @@ from alphametic.explain.languages import TABLES
 from alphametic.explain.text import ENGLISH, render
 from alphametic.wordlists import LISTS, word_list
 from jobstore import Job, OptionsError, RateLimited, ResultOrder, TooManyJobs
-from jobstore.compose import DEFAULTS, WordsError
+from jobstore.compose import DEFAULTS
 from web.bodies import whole_number
-from web.errors import compose as compose_sayings
 from web.i18n import locale_tag
 from web.lookups import QUEUE_FULL_RETRY, charged, pager, queue, store
 from web.pages import forms, jobtext
@@ -101,8 +100,6 @@ def create_compose_job() -> Any:
     }
     try:
         submission = store().admit_compose(words_typed(values["words"]), options)
-    except WordsError as exc:
-        return _show_form(values, {exc.field.split(".")[-1]: compose_sayings.message(exc)})
     except (OptionsError, PuzzleError) as exc:
         return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
     try:

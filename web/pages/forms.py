@@ -67,11 +67,12 @@ def form_options(values: dict[str, str]) -> dict[str, Any]:
 
 
 def field_of(exc: OptionsError | PuzzleError) -> str:
-    """The form field an option error belongs under ("options.fixed.E" -> "fixed")."""
+    """The form field an option error belongs under ("options.fixed.E" -> "fixed"; a compose
+    request's "words" -> "words")."""
     name = exc.field.split(".")
     if name[0] == "options" and len(name) > 1:
         return name[1]
-    return "mode" if name[0] == "mode" else "options"
+    return name[0] if name[0] in ("mode", "words") else "options"
 
 
 def option_message(exc: OptionsError | PuzzleError) -> str:
