@@ -2,11 +2,14 @@
 
 Folders: api/ (the JSON API) · openapi/ (its description) · pages/ (the form and job pages) ·
 admin/ (the operator's API and page) · ops/ (probes, metrics, logs) · errors/ (every error
-answer). Modules: config.py (the web's settings) · lookups.py (job lookups, rates and drawings
-both API and pages use) · bodies.py (request bodies read whole within caps) · security.py
-(headers, CSRF) · i18n.py (the page's language, numbers and durations) · offload.py (CPU-heavy
-work off the event loop) · wsgi.py (gunicorn's entry point) · templates/, static/. No puzzle
-logic and no Redis key here: the web talks to Redis only through jobstore.JobStore.
+answer). Modules: config.py (the web's settings) · store.py (the app's job store; a job looked
+up by id) · clients.py (the client's identity, rates and charging, cap and storage left) ·
+waiting.py (long polls within this process's wait slots) · drawings.py (a stored job's puzzle
+parsed again and its solutions drawn) · paging.py (page numbers) · bodies.py (request bodies
+read whole within caps) · security.py (headers, CSRF) · i18n.py (the page's language, numbers
+and durations) · offload.py (CPU-heavy work off the event loop) · wsgi.py (gunicorn's entry
+point) · templates/, static/. No puzzle logic and no Redis key here: the web talks to Redis
+only through jobstore.JobStore.
 """
 
 from __future__ import annotations

@@ -34,9 +34,10 @@ from jobstore.admin import (
     workers,
 )
 from web.bodies import check_json_depth, whole_number
+from web.clients import client_id
 from web.errors.answers import invalid
 from web.errors.problems import problem
-from web.lookups import canonical_id, client_id, store
+from web.store import canonical_id, store
 
 bp = Blueprint("admin_api", __name__, url_prefix="/admin/api")
 log = logging.getLogger("alphametic.admin")

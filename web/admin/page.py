@@ -44,8 +44,8 @@ from web.admin.api import (
     token,
 )
 from web.errors.problems import problem
-from web.lookups import store
 from web.security import check_csrf
+from web.store import store
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 ACTIONS = ("cancel", "delete", "requeue")

@@ -24,8 +24,9 @@ from alphametic.language.folding import fold, fold_letter
 from jobstore import Mode, OptionsError
 from jobstore.admission import normalise
 from web.bodies import whole_number
-from web.lookups import client_id, store
+from web.clients import client_id
 from web.offload import offload
+from web.store import store
 
 BUDGET = 0.1  # seconds of counting one estimate may spend
 # CPU seconds one estimate takes at most: the engine's sample (bounded by its node and probe

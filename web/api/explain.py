@@ -22,9 +22,11 @@ from alphametic.explain.walkthrough import Explanation
 from jobstore import Job, Mode, RateLimited, Unavailable, explanations
 from jobstore.explanations import Asked
 from web.api.jobs import wait_arg
+from web.clients import client_id, rates
 from web.errors.problems import ApiProblem
 from web.i18n import select_locale
-from web.lookups import client_id, job_or_none, rates, store, wait_slot
+from web.store import job_or_none, store
+from web.waiting import wait_slot
 
 bp = Blueprint("explain", __name__, url_prefix="/api")
 log = logging.getLogger(__name__)

@@ -12,23 +12,14 @@ from jobstore import Job, Mode, NotHeld, OptionsError, ResultOrder, Submission, 
 from jobstore.admission import check_options
 from web.api import estimates, export
 from web.bodies import check_json_depth, whole_number
+from web.clients import QUEUE_FULL_RETRY, charged, charged_upfront, client_id, queue, storage_left
+from web.drawings import page_items
 from web.errors import puzzle as puzzle_sayings
 from web.errors.problems import ApiProblem
 from web.i18n import locale_tag
-from web.lookups import (
-    QUEUE_FULL_RETRY,
-    canonical_id,
-    charge,
-    charged,
-    client_id,
-    job_or_none,
-    page_items,
-    queue,
-    storage_left,
-    store,
-    waited,
-)
 from web.openapi.document import MAX_OFFSET, build_document
+from web.store import canonical_id, job_or_none, store
+from web.waiting import waited
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -339,10 +330,9 @@ def export_job(job_id: str) -> Response:
 
 
 @bp.get("/estimate")
-@charged
+@charged_upfront  # a tenth of a second of counting costs like a job-creating request
 def estimate() -> Response:
     """Estimate an enumeration's size and time (cheap, bounded) before submitting it."""
-    charge()  # first: a tenth of a second of counting costs like a job-creating request
     args = request.args
     if len(args.get("puzzle", "")) > estimates.MAX_QUERY:
         detail = f"'puzzle' is longer than {estimates.MAX_QUERY} characters here; POST the job."

@@ -6,7 +6,7 @@ from flask import Blueprint, Response, jsonify
 
 from alphametic.linear.native import EngineError, describe
 from jobstore import QUEUES, Unavailable
-from web.lookups import store
+from web.store import store
 
 bp = Blueprint("health", __name__)
 

@@ -26,7 +26,7 @@ from prometheus_client.registry import Collector
 from jobstore import JobStore, Unavailable
 from jobstore.admin import stats
 from jobstore.connection import UNREACHABLE
-from web.lookups import store
+from web.store import store
 
 bp = Blueprint("metrics", __name__)
 

@@ -16,10 +16,12 @@ from alphametic.wordlists import LISTS, word_list
 from jobstore import Job, OptionsError, RateLimited, ResultOrder, TooManyJobs
 from jobstore.compose import DEFAULTS
 from web.bodies import whole_number
+from web.clients import QUEUE_FULL_RETRY, charged, queue
 from web.i18n import locale_tag
-from web.lookups import QUEUE_FULL_RETRY, charged, pager, queue, store
 from web.pages import forms, jobtext
+from web.paging import pager
 from web.security import check_csrf
+from web.store import store
 
 bp = Blueprint("compose", __name__)
 bp.before_request(check_csrf)

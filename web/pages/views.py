@@ -21,25 +21,15 @@ from werkzeug.wrappers import Response
 from alphametic import PuzzleError, render
 from jobstore import Job, Mode, NotHeld, OptionsError, RateLimited, TooManyJobs, Unavailable
 from web.api import estimates
+from web.clients import QUEUE_FULL_RETRY, charged, client_id, queue, storage_left
+from web.drawings import answer_of, grid_rows, solution_rows
 from web.errors import answers
 from web.errors.answers import Refusal
 from web.i18n import _, _l, duration, locale_tag, ngettext, number
-from web.lookups import (
-    QUEUE_FULL_RETRY,
-    answer_of,
-    canonical_id,
-    charged,
-    client_id,
-    grid_rows,
-    job_or_none,
-    pager,
-    queue,
-    solution_rows,
-    storage_left,
-    store,
-)
 from web.pages import compose, forms, jobtext
+from web.paging import pager
 from web.security import check_csrf
+from web.store import canonical_id, job_or_none, store
 
 bp = Blueprint("pages", __name__)
 bp.before_request(check_csrf)
