@@ -18,7 +18,7 @@ from ..compose import (
     words_of,
 )
 from ..explain.walkthrough import explain
-from ..language.options import LeadingZeros, check_base
+from ..language.options import MAX_BASE, MIN_BASE, LeadingZeros, check_base
 from ..render import render_line
 from ..wordlists import LISTS, word_list
 from .batch import open_batch
@@ -56,7 +56,7 @@ def add_parser(commands: Any) -> None:
         "--solutions", type=int, default=1, metavar="K", help="solutions wanted (default 1)"
     )
     compose_command.add_argument(
-        "--base", type=int, default=10, metavar="B", help="number base, 2 to 36"
+        "--base", type=int, default=10, metavar="B", help=f"number base, {MIN_BASE} to {MAX_BASE}"
     )
     compose_command.add_argument(
         "--leading-zeros",

@@ -65,6 +65,7 @@ def _show_form(values: dict[str, str], errors: dict[str, str], status: int = 422
         "compose.html",
         form=values,
         errors=errors,
+        bounds=forms.BOUNDS,
         policies=forms.POLICIES,
         most=settings.max_compose_words,
         lists=[(name, LIST_NAMES[name]) for name in LISTS],

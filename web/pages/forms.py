@@ -7,6 +7,7 @@ from typing import Any
 from werkzeug.datastructures import MultiDict
 
 from alphametic import MAX_BASE, MIN_BASE, PuzzleError
+from alphametic.compose import ADDENDS, SOLUTIONS
 from jobstore import Mode, OptionsError
 from web.api.estimates import parse_fixed
 from web.bodies import whole_number
@@ -20,6 +21,8 @@ DEFAULT_FORM = {
     "base": "10",
     "fixed": "",
 }
+# The (lowest, highest) of each number field of the forms, as the engine checks them.
+BOUNDS = {"base": (MIN_BASE, MAX_BASE), "addends": ADDENDS, "solutions": SOLUTIONS}
 # What each mode is called on the form, and on its submit button.
 MODE_LABELS = {
     "solve": (_l("Find one solution"), _l("Solve")),

@@ -69,6 +69,7 @@ def _show_form(
         "index.html",
         form=values,
         errors=errors,
+        bounds=forms.BOUNDS,
         famous=FAMOUS + LOCAL_FAMOUS.get(locale_tag(), []),
         policies=forms.POLICIES,
         modes=choices,
