@@ -296,3 +296,21 @@ def test_the_sets_of_addends_grow_with_the_list() -> None:
             assert [words.index(t) for t in terms] == sorted(words.index(t) for t in terms)
     later = [text for _, text in candidates(words, start=groups(words[:3]), end=groups(words[:4]))]
     assert later and all("OF" in text.split(" = ")[0].split(" + ") for text in later)
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--addends", "11"], "addends must be from 1 to 10"),
+        (["--addends", "0"], "addends must be from 1 to 10"),
+        (["--solutions", "1001"], "solutions must be from 1 to 1000"),
+    ],
+)
+def test_the_command_line_refuses_counts_as_the_api_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], says: str
+) -> None:
+    """The engine's one check of the counts (alphametic.compose.check_counts): exit status 2."""
+    words = tmp_path / "words.txt"
+    words.write_text("\n".join(WORDS) + "\n")
+    assert main(["compose", *argv, str(words)]) == 2
+    assert says in capsys.readouterr().err
