@@ -86,8 +86,9 @@ class JobStore:
         return admit(mode, puzzle, options, self.settings.small_search)
 
     def admit_compose(self, words: object, options: object) -> Submission:
-        """Check a compose request's words and options once (OptionsError, WordsError or
-        PuzzleError for a base or policy): what queue() takes."""
+        """Check a compose request's words and options once (OptionsError for their JSON
+        shape, the engine's PuzzleError for a word, a count, a base or a policy): what
+        queue() takes."""
         return compose.admit_compose(words, options, self.settings.max_compose_words)
 
     def submit(
@@ -423,8 +424,8 @@ class JobStore:
     def reserve(self, job_id: str, submission: Submission) -> bool | None:
         """Reserve the memory a new storing job may take (reserve.lua): True when reserved,
         False when Redis has no memory limit, None when refused (what Redis uses plus what
-        the admitted enumerations and compose jobs may still store would pass the watermark). A job then
-        stops storing at the watermark, or waits, before Redis refuses writes."""
+        the admitted enumerations and compose jobs may still store would pass the watermark).
+        A job then stops storing at the watermark, or waits, before Redis refuses writes."""
         used, cap = self.memory()
         if cap <= 0:
             return False
