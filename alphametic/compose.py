@@ -153,18 +153,35 @@ def check_word_count(distinct: list[str], most: int | None = None) -> list[str]:
 def check_counts(addends: object, solutions: object) -> tuple[int, int]:
     """The addends per sum and the solutions wanted, if whole numbers within ADDENDS and
     SOLUTIONS (PuzzleError naming the option otherwise)."""
-    return (
-        _count(addends, ADDENDS, ErrorCode.ADDENDS_OUT_OF_RANGE, "options.addends"),
-        _count(solutions, SOLUTIONS, ErrorCode.SOLUTIONS_OUT_OF_RANGE, "options.solutions"),
-    )
+    checked_addends = _count(addends, ADDENDS)
+    if checked_addends is None:
+        low, high = ADDENDS
+        raise PuzzleError(
+            ErrorCode.ADDENDS_OUT_OF_RANGE,
+            field="options.addends",
+            value=addends,
+            low=low,
+            high=high,
+        )
+    checked_solutions = _count(solutions, SOLUTIONS)
+    if checked_solutions is None:
+        low, high = SOLUTIONS
+        raise PuzzleError(
+            ErrorCode.SOLUTIONS_OUT_OF_RANGE,
+            field="options.solutions",
+            value=solutions,
+            low=low,
+            high=high,
+        )
+    return checked_addends, checked_solutions
 
 
-def _count(value: object, bounds: tuple[int, int], fault: ErrorCode, field: str) -> int:
-    """The value if it is an int (not a bool) within bounds, else PuzzleError(fault)."""
+def _count(value: object, bounds: tuple[int, int]) -> int | None:
+    """The value if it is an int (not a bool) within bounds, else None."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
     low, high = bounds
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise PuzzleError(fault, field=field, value=value, low=low, high=high)
-    return value
+    return value if low <= value <= high else None
 
 
 def _digits(value: int, base: int) -> int:
