@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from math import gcd
 
 from .model import Column, Model, State, digits_of, mask_of
@@ -14,6 +15,8 @@ Fact = tuple[str, list[int]]
 
 # Most digit combinations a column may have for an exact look; bigger columns get bounds only.
 _EXACT_CAP = 5_000
+# Exact looks remembered across explanations in one process (a few hundred bytes each).
+_LOOKS = 1 << 17
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,7 @@ class ColumnWork:
         if not carry_in or not carry_out or not all(masks):
             return ColumnResult(tuple(0 for _ in masks), (), (), size)
         if size <= _EXACT_CAP:
-            return _exact(coefs, masks, (carry_in, carry_out), links, self.model.base, size)
+            return _look(tuple(coefs), masks, (carry_in, carry_out), links, self.model.base, size)
         return _bounds(coefs, masks, carry_in, carry_out, self.model.base, size)
 
 
@@ -122,8 +125,22 @@ def _links(state: State, column: Column) -> tuple[tuple[int, int, int], ...]:
     return tuple(sorted(out))
 
 
+@lru_cache(maxsize=_LOOKS)
+def _look(
+    coefs: tuple[int, ...],
+    masks: tuple[int, ...],
+    carries: tuple[tuple[int, ...], tuple[int, ...]],
+    links: tuple[tuple[int, int, int], ...],
+    base: int,
+    size: int,
+) -> ColumnResult:
+    """_exact, remembered for the process: the same column met again (in this explanation or
+    any other) costs nothing to look at, yet counts its nodes (cost) into the clock again."""
+    return _exact(coefs, masks, carries, links, base, size)
+
+
 def _exact(
-    coefs: list[int],
+    coefs: tuple[int, ...] | list[int],
     masks: tuple[int, ...],
     carries: tuple[tuple[int, ...], tuple[int, ...]],
     links: tuple[tuple[int, int, int], ...],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from .model import Model, State, digits_of
@@ -10,6 +11,7 @@ from .text import Step
 __all__ = ["remainder_steps"]
 
 _MOD_CAP = 20_000  # most digit combinations tried in a remainder argument
+_LOOKS = 1 << 15  # remainder arguments remembered across explanations in one process
 
 
 def remainder_steps(model: Model, state: State, modulus: int) -> tuple[list[Step], int]:
@@ -78,27 +80,50 @@ def _mod_support(
     state: State, odd: list[tuple[str, int]], target: int, modulus: int
 ) -> dict[str, int] | None:
     """Return the digits of each odd letter used by some distinct-digit solution, or None."""
-    support = {x: 0 for x, _ in odd}
+    weights = tuple(w for _, w in odd)
+    masks = tuple(state.dom[x] for x, _ in odd)
+    support = _mod_look(weights, masks, target, modulus)
+    if support is None:
+        return None
+    return {x: s for (x, _), s in zip(odd, support, strict=True)}
+
+
+@lru_cache(maxsize=_LOOKS)
+def _mod_look(
+    weights: tuple[int, ...], masks: tuple[int, ...], target: int, modulus: int
+) -> tuple[int, ...] | None:
+    """_mod_walk, remembered for the process (the same argument met in other explanations)."""
+    return _mod_walk(weights, masks, target, modulus)
+
+
+def _mod_walk(
+    weights: tuple[int, ...], masks: tuple[int, ...], target: int, modulus: int
+) -> tuple[int, ...] | None:
+    """Return the digits of each letter (weight, digits mask) used by some assignment of
+    distinct digits with sum(weight * digit) = target (mod modulus), or None if none is."""
+    n = len(weights)
+    support = [0] * n
     found = False
     path: list[int] = []
+    digits = [digits_of(m) for m in masks]
 
     def walk(i: int, total: int, used: int) -> None:
         nonlocal found
-        if i == len(odd):
+        if i == n:
             if (total - target) % modulus == 0:
                 found = True
-                for (letter, _), digit in zip(odd, path, strict=True):
-                    support[letter] |= 1 << digit
+                for j, digit in enumerate(path):
+                    support[j] |= 1 << digit
             return
-        letter, weight = odd[i]
-        for digit in digits_of(state.dom[letter]):
+        weight = weights[i]
+        for digit in digits[i]:
             if not used >> digit & 1:
                 path.append(digit)
                 walk(i + 1, total + weight * digit, used | 1 << digit)
                 path.pop()
 
     walk(0, 0, 0)
-    return support if found else None
+    return tuple(support) if found else None
 
 
 def _mod_equation(odd: list[tuple[str, int]], target: int, modulus: int) -> str:
