@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-NATIVE := alphametic/linear/_native.c alphametic/steps/_native.c
+NATIVE := alphametic/linear/_native.c alphametic/steps/_native.c alphametic/explain/_native.c
 LOCK_ARGS := --universal --python-version 3.11 --quiet
 
 .PHONY: run test lint typecheck pytest bench clean lock

@@ -1,5 +1,5 @@
-"""Build the optional native cores (linear/_native.c, steps/_native.c); install without them if
-that fails.
+"""Build the optional native cores (linear/_native.c, steps/_native.c, explain/_native.c);
+install without them if that fails.
 
 The pure-Python engine is the reference and runs everything, so a machine without a C
 compiler still installs the project (markupsafe's pattern), with one line saying so. With
@@ -55,6 +55,7 @@ setup(
     ext_modules=[
         Extension("alphametic.linear._native", ["alphametic/linear/_native.c"], optional=False),
         Extension("alphametic.steps._native", ["alphametic/steps/_native.c"], optional=False),
+        Extension("alphametic.explain._native", ["alphametic/explain/_native.c"], optional=False),
     ],
     cmdclass={"build_ext": OptionalBuildExt},
 )

@@ -1,7 +1,8 @@
 """Which engine runs, and the drivers of the plain sums' optional native core (_native.c).
 
-ALPHAMETIC_ENGINE picks the engine for both native cores, this one and the expression
-engine's (steps/_native.c, driven by steps/native.py), built together: ``auto`` (the default:
+ALPHAMETIC_ENGINE picks the engine for every native core, this one, the expression engine's
+(steps/_native.c, driven by steps/native.py) and the explanations' column walks
+(explain/_native.c, driven by explain/native.py), built together: ``auto`` (the default:
 the native cores where they were built, else pure Python), ``native`` (refuse to run without
 them: CI and images) or ``python``. The native core walks the same tree as core.py /
 counting.py and hands back the same solutions in the same order; it returns to Python every
@@ -51,9 +52,10 @@ def _load() -> type[Core] | None:
     return Core
 
 
-def _load_steps() -> bool:
-    """Return whether the expression engine's native core (steps/_native.c) was built."""
+def _load_others() -> bool:
+    """Return whether the other native cores (steps/_native.c, explain/_native.c) were built."""
     try:
+        from ..explain import _native as _explain  # noqa: F401
         from ..steps import _native  # noqa: F401
     except ImportError:
         return False
@@ -61,12 +63,13 @@ def _load_steps() -> bool:
 
 
 _CORE = _load()
-# "native" means both cores: one that built without the other is an install to fix.
-_BOTH = _CORE is not None and _load_steps()
+# "native" means every core: one that built without the others is an install to fix.
+_BOTH = _CORE is not None and _load_others()
 
 
 def is_built() -> bool:
-    """Return whether the native cores (plain sums and expressions) were built and import."""
+    """Return whether the native cores (plain sums, expressions, explanations) were built and
+    import."""
     return _BOTH
 
 
@@ -86,8 +89,8 @@ def engine() -> str:
     if not _BOTH:
         if wanted == "native":
             raise EngineError(
-                f"{ENV}=native but the native core (alphametic.linear._native and "
-                "alphametic.steps._native) is not built"
+                f"{ENV}=native but the native core (alphametic.linear._native, "
+                "alphametic.steps._native and alphametic.explain._native) is not built"
             )
         return "python"
     return "native"

@@ -23,7 +23,7 @@ def engine(request: pytest.FixtureRequest) -> Iterator[str]:
     name: str = request.param
     if name == "native" and not is_built():
         if EXPECTED == "native":
-            pytest.fail(f"{ENV}=native but the native cores (linear, steps) did not build")
+            pytest.fail(f"{ENV}=native but the native cores (linear, steps, explain) did not build")
         pytest.skip("the native core is not built (no C compiler at install time)")
     previous = os.environ.get(ENV)
     os.environ[ENV] = name  # also reaches the CLI subprocesses the tests start
