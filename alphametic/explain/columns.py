@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from math import gcd
 
+from . import native
 from .model import Column, Model, State, digits_of, mask_of
 
 __all__ = ["ColumnResult", "ColumnWork", "Fact", "equation", "reduced"]
@@ -135,8 +136,13 @@ def _look(
     size: int,
 ) -> ColumnResult:
     """_exact, remembered for the process: the same column met again (in this explanation or
-    any other) costs nothing to look at, yet counts its nodes (cost) into the clock again."""
-    return _exact(coefs, masks, carries, links, base, size)
+    any other) costs nothing to look at, yet counts its nodes (cost) into the clock again.
+    The native core's twin (explain/_native.c) walks it when it runs and the column fits."""
+    found = native.exact(coefs, masks, carries, links, base)
+    if found is None:
+        return _exact(coefs, masks, carries, links, base, size)
+    support, carry_in, carry_out, visits = found
+    return ColumnResult(support, carry_in, carry_out, size, visits)
 
 
 def _exact(

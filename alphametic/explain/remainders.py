@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from . import native
 from .model import Model, State, digits_of
 from .text import Step
 
@@ -92,8 +93,12 @@ def _mod_support(
 def _mod_look(
     weights: tuple[int, ...], masks: tuple[int, ...], target: int, modulus: int
 ) -> tuple[int, ...] | None:
-    """_mod_walk, remembered for the process (the same argument met in other explanations)."""
-    return _mod_walk(weights, masks, target, modulus)
+    """_mod_walk, remembered for the process (the same argument met in other explanations);
+    the native core's twin (explain/_native.c) walks it when it runs and the argument fits."""
+    found = native.mod_support(weights, masks, target, modulus)
+    if found is None:
+        return _mod_walk(weights, masks, target, modulus)
+    return found[0]
 
 
 def _mod_walk(
