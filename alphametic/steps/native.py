@@ -1,7 +1,7 @@
 """The drivers of the expression engine's optional native core (_native.c): which plans it runs,
 and each plan flattened into the int64 program the core reads.
 
-ALPHAMETIC_ENGINE picks the engine for both native cores (linear/native.py). A plan runs on
+ALPHAMETIC_ENGINE picks the engine for every native core (linear/native.py). A plan runs on
 this one when every value its search can reach provably fits in int64 (fits(): interval bounds
 over the expression trees, a word in an exponent at its largest); any other runs on the
 closures, which use Python integers. The core walks the same steps as closures.py, spending a
