@@ -44,7 +44,7 @@ def is_built() -> bool:
 
 def _small(values: Sequence[int]) -> bool:
     """Return whether every value is well inside int64 (see LIMIT)."""
-    return all(-LIMIT < v < LIMIT for v in values)
+    return not values or (-LIMIT < min(values) and max(values) < LIMIT)
 
 
 def fits_exact(
@@ -57,20 +57,17 @@ def fits_exact(
     """Return whether the C walk takes this column exactly as _exact does."""
     carry_in, carry_out = carries
     n = len(coefs)
-    return (
-        n <= MAXN
-        and len(masks) == n
-        and 2 <= base <= 64
-        and all(0 < m < 1 << 64 for m in masks)
-        and 0 < len(carry_in) <= 64
-        and 0 < len(carry_out) <= 64
-        and len(set(carry_in)) == len(carry_in)
-        and len(set(carry_out)) == len(carry_out)
-        and _small(coefs)
-        and _small(carry_in)
-        and _small(carry_out)
-        and all(0 <= i < n and 0 <= j < n and -LIMIT < d < LIMIT for i, j, d in links)
-    )
+    if n > MAXN or len(masks) != n or not 2 <= base <= 64:
+        return False
+    if n and (min(masks) <= 0 or max(masks) >> 64):
+        return False
+    if not (0 < len(carry_in) <= 64 and 0 < len(carry_out) <= 64):
+        return False
+    if len(set(carry_in)) != len(carry_in) or len(set(carry_out)) != len(carry_out):
+        return False  # the walk counts carries by value, the core by place
+    if not (_small(coefs) and _small(carry_in) and _small(carry_out)):
+        return False
+    return all(0 <= i < n and 0 <= j < n and -LIMIT < d < LIMIT for i, j, d in links)
 
 
 def fits_mod(weights: Sequence[int], masks: Sequence[int], target: int, modulus: int) -> bool:
