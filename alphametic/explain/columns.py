@@ -16,8 +16,9 @@ Fact = tuple[str, list[int]]
 
 # Most digit combinations a column may have for an exact look; bigger columns get bounds only.
 _EXACT_CAP = 5_000
-# Exact looks remembered across explanations in one process (a few hundred bytes each).
-_LOOKS = 1 << 17
+# Exact looks remembered across explanations in one process: about 700 bytes each, so some
+# 45 MB when full. On 600 composed results, 2**16 hit 53% of looks and 2**17 56% (same time).
+_LOOKS = 1 << 16
 
 
 @dataclass(frozen=True)
