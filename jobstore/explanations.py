@@ -30,6 +30,7 @@ from .handle import Handle
 from .messages import task_message
 from .model import BIG, FIRST, Mode, band_of
 from .rates import Rate
+from .transitions import ExplainClaimed, Explained
 
 if TYPE_CHECKING:
     from .store import JobStore
@@ -42,22 +43,26 @@ PENDING_SECONDS = 120  # how long a queued or running explanation is kept withou
 LEASE_SECONDS = 60.0  # a run holding an explanation longer than this is taken to be lost
 BUSY_RETRY = 2  # seconds a client waiting for another explanation is told to wait
 BUSY_LOOK = 0.25  # seconds between a waiting request's looks while the client's other one runs
-PENDING = frozenset({"queued", "running"})
-WAITED = PENDING | {"busy"}  # what ?wait= waits through
+PENDING = frozenset({Explained.QUEUED, Explained.RUNNING})
+WAITED = PENDING | {Explained.BUSY}  # what ?wait= waits through
 
 
 @dataclass(frozen=True)
 class Asked:
     """What a request for an explanation got: its state, the body once done, when to ask again.
 
-    status: done | failed | queued | running | busy (the client waits for another one) |
-    limited (over the client's rates) | gone (no such job).
+    status: an Explained (done | failed | queued | running | busy: the client waits for
+    another one | limited: over the client's rates | gone: no such job); one given as its
+    string is made the member.
     """
 
     status: str
     body: dict[str, Any] | None = None
     retry_after: int = 0
     error: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Explained(self.status))
 
 
 def message_id(message: str) -> str:
@@ -81,16 +86,16 @@ def ask(store: JobStore, job_id: str, client: str, rates: Sequence[Rate] = ()) -
         PENDING_SECONDS,
     )  # fmt: skip
     status, detail = store.scripts.call(explain)
-    return _asked(str(status), str(detail))
+    return _asked(Explained(status), str(detail))
 
 
-def _asked(status: str, detail: str) -> Asked:
+def _asked(status: Explained, detail: str) -> Asked:
     """Read the explain script's reply."""
-    if status == "done":
+    if status is Explained.DONE:
         return Asked(status, json.loads(detail))
-    if status == "failed":
+    if status is Explained.FAILED:
         return Asked(status, error=detail)
-    if status in ("busy", "limited"):
+    if status in (Explained.BUSY, Explained.LIMITED):
         return Asked(status, retry_after=max(1, min(int(detail), BUSY_RETRY)))
     return Asked(status, retry_after=1 if status in PENDING else 0)
 
@@ -114,7 +119,7 @@ def wait(store: JobStore, job_id: str, client: str, rates: Sequence[Rate], timeo
 class Claimed:
     """What taking an explanation gave: run it (with the job's puzzle), or why not."""
 
-    status: str  # run | gone | stale | done | busy
+    status: ExplainClaimed
     puzzle: str = ""
     options: dict[str, Any] | None = None
     client: str = ""
@@ -141,10 +146,11 @@ class Explaining:
             now + LEASE_SECONDS,
         )  # fmt: skip
         reply = self.scripts.call(claim)
-        if reply[0] != "run":
-            return Claimed(str(reply[0]))
+        status = ExplainClaimed(reply[0])
+        if status is not ExplainClaimed.RUN:
+            return Claimed(status)
         self.asker = str(reply[3])
-        return Claimed("run", str(reply[1]), json.loads(reply[2]), self.asker)
+        return Claimed(status, str(reply[1]), json.loads(reply[2]), self.asker)
 
     def small_job_waits(self) -> bool:
         """Whether a new small job waits in the queue's first band (this run gives way to it)."""
@@ -156,18 +162,18 @@ class Explaining:
 
     def done(self, body: dict[str, Any]) -> bool:
         """Keep the worked-out explanation (False when this run no longer held it)."""
-        return self._end("done", json.dumps(body, separators=(",", ":")))
+        return self._end(Explained.DONE, json.dumps(body, separators=(",", ":")))
 
     def failed(self, error: str) -> bool:
         """Keep the explainer's error, so the explanation is not tried again."""
-        return self._end("failed", error)
+        return self._end(Explained.FAILED, error)
 
     def give_back(self) -> bool:
         """Queue the explanation again at the front of its lane (a small job goes first)."""
         message, task_id = _message(self.job_id)
-        return self._end("queued", "", message, task_id)
+        return self._end(Explained.QUEUED, "", message, task_id)
 
-    def _end(self, outcome: str, body: str, message: str = "", task_id: str = "") -> bool:
+    def _end(self, outcome: Explained, body: str, message: str = "", task_id: str = "") -> bool:
         """Run explain_end.lua for this run."""
         end = transitions.ExplainEnd(
             self.keys, self.job_id, self.asker, QUEUE_MODE, LANE, self.task_id, outcome, body,

@@ -43,8 +43,9 @@ from .keys import Keys
 from .lanes import turn_keys
 from .lua import scripts_for
 from .messages import task_message
-from .model import CHUNK, TERMINAL, TURNS, Mode, State
+from .model import CHUNK, TERMINAL, TURNS, Mode
 from .settings import Settings
+from .transitions import CancelFound, Dispatched, Sharded
 
 SHARD_FIELDS = ("state", "progress", "nodes", "found", "share", "truncated_reason")
 
@@ -183,38 +184,42 @@ def grid(client: redis.Redis, settings: Settings, parent: str, n: int) -> dict[s
     return cells
 
 
-def cancel(client: redis.Redis, settings: Settings, job_id: str) -> tuple[str, int]:
+def cancel(client: redis.Redis, settings: Settings, job_id: str) -> tuple[CancelFound, int]:
     """Cancel a job, and every shard of it when it is sharded: (status, changed) like CANCEL."""
     if parent_of(job_id) is not None:
-        return "gone", 0  # shards are not jobs of the API
+        return CancelFound.GONE, 0  # shards are not jobs of the API
     keys = Keys(settings.key_prefix)
     job_key = keys.job(job_id)
     if not client.hget(job_key, "shards"):
         cancel = transitions.Cancel(keys, job_id, time.time())
-        status, changed = scripts_for(client).call(cancel)
+        found, changed = scripts_for(client).call(cancel)
+        status = CancelFound(found)
         # A split racing with this cancel either saw the flag (and did not split) or left
         # `shards` for this second look.
-        if status != "running" or not client.hget(job_key, "shards"):
-            return str(status), int(changed)
+        if status is not CancelFound.RUNNING or not client.hget(job_key, "shards"):
+            return status, int(changed)
         stop(client, settings, job_id, user=True)
         finish(client, settings, job_id)
-        return str(status), int(changed)
+        return status, int(changed)
     status, changed = stop(client, settings, job_id, user=True)
     finish(client, settings, job_id)  # every shard may have been queued: then it ends now
     return status, changed
 
 
-def stop(client: redis.Redis, settings: Settings, parent: str, *, user: bool) -> tuple[str, int]:
+def stop(
+    client: redis.Redis, settings: Settings, parent: str, *, user: bool
+) -> tuple[CancelFound, int]:
     """Run CANCEL_TREE on a sharded parent: (status, changed); user=True flags the parent too."""
     keys = Keys(settings.key_prefix)
     for _ in range(3):
         n = int(client.hget(keys.job(parent), "shards") or 0)
         ids = [shard_id(parent, i) for i in range(n)]
         tree = transitions.CancelTree(keys, parent, ids, time.time(), user)
-        status, changed = scripts_for(client).call(tree)
-        if status != "retry":
-            return str(status), int(changed)
-    return State.RUNNING.value, 0
+        found, changed = scripts_for(client).call(tree)
+        status = CancelFound(found)
+        if status is not CancelFound.RETRY:
+            return status, int(changed)
+    return CancelFound.RUNNING, 0
 
 
 def finish(client: redis.Redis, settings: Settings, parent: str) -> str:
@@ -236,7 +241,7 @@ def finish(client: redis.Redis, settings: Settings, parent: str) -> str:
 
 def split(
     handle: Handle, attempt: Attempt, job_id: str, parts: Sequence[tuple[tuple[int, ...], float]]
-) -> str:
+) -> Sharded:
     """Write a claimed parent's shards (prefix, share), in search order: split | exists |
     stale | canceled (split.lua). Send the first of them with dispatch()."""
     ids = [shard_id(job_id, i) for i in range(len(parts))]
@@ -246,7 +251,7 @@ def split(
         handle.keys, job_id, attempt.guard, time.time(), handle.settings.ttl,
         [ids[i] for i in order], TURNS, shards,
     )  # fmt: skip
-    return str(handle.scripts.call(split))
+    return Sharded(handle.scripts.call(split))
 
 
 def release(handle: Handle, attempt: Attempt, job_id: str) -> None:
@@ -270,10 +275,10 @@ def dispatch(handle: Handle, parent: str, mode: Mode, count: int) -> int:
         shard = transitions.Dispatch(
             keys, parent, ids[index], message, time.time(), settings.ttl, TURNS, turn
         )
-        status = handle.scripts.call(shard)
-        if status == 0:
+        status = Dispatched(handle.scripts.call(shard))
+        if status is Dispatched.NONE:
             return sent
-        sent += status == 1
+        sent += status is Dispatched.SENT
     return sent
 
 

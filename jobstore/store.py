@@ -29,7 +29,7 @@ from .connection import (
     replicas_of,
     written_nothing,
 )
-from .holders import NotHeld, holder_field, withdraw
+from .holders import held, holder_field, withdraw
 from .keys import Keys
 from .lanes import turn_keys
 from .lua import scripts_for
@@ -51,7 +51,7 @@ from .queue import place
 from .rates import Busy, Rate, RateLimited
 from .settings import Settings
 from .stats import snapshot
-from .transitions import Deleted
+from .transitions import CancelFound, Created, Deleted, Withdrawn
 from .waiters import RECHECK, Waiters
 from .workers import count_workers
 
@@ -183,18 +183,18 @@ class JobStore:
         created = False
         try:
             status, detail, *sent = self.created(create, new_id)
-            created = status == "created"
+            created = status is Created.CREATED
         except Unconfirmed:
             created = True  # it may exist: its storage stays reserved
             raise
         finally:
             if reserved and not created:
                 self.release(new_id)
-        if status == "limited":
+        if status is Created.LIMITED:
             raise RateLimited(rates, int(detail))
-        if status == "full":
+        if status is Created.FULL:
             raise TooManyJobs(cap)
-        if status == "existing":
+        if status is Created.EXISTING:
             job = self.get(detail)
             if job is not None:
                 return job
@@ -208,18 +208,19 @@ class JobStore:
         """Run the create script; raises Unconfirmed (the API's 503 saying the job may exist,
         and its id) when it reached Redis, or may have, without a confirmed outcome: its reply
         lost, or no replica confirmed the job. A retry of the same submission then finds it
-        (dedup), counting once against the client's cap."""
+        (dedup), counting once against the client's cap. The reply's first item is a Created."""
         try:
             reply: list[Any] = self.scripts.call(create)
         except UNREACHABLE as error:
             if written_nothing(error):
                 raise
-            answer = error.reply if isinstance(error, NotReplicated) else None
-            if answer and answer[0] in ("limited", "full"):
-                return list(answer)  # refused there: nothing made (the request counted)
-            made = str(answer[1]) if answer and answer[0] == "existing" else new_id
+            answer = list(error.reply or []) if isinstance(error, NotReplicated) else []
+            status = Created(answer[0]) if answer else None
+            if status in (Created.LIMITED, Created.FULL):
+                return [status, *answer[1:]]  # refused there: nothing made (the request counted)
+            made = str(answer[1]) if status is Created.EXISTING else new_id
             raise Unconfirmed(error, made) from error
-        return reply
+        return [Created(reply[0]), *reply[1:]]
 
     @guarded
     def storage_left(self, client: str) -> int | None:
@@ -400,12 +401,12 @@ class JobStore:
         """
         if client is not None:
             outcome = withdraw(self.scripts, self.keys, job_id, client)
-            if outcome != "last":
+            if outcome is not Withdrawn.LAST:
                 job = self.get(job_id)
-                return (job, outcome == "withdrawn") if job is not None else None
+                return (job, outcome is Withdrawn.WITHDRAWN) if job is not None else None
         # Cancels every shard too when the job is sharded (shards.py).
         status, changed = shards.cancel(self.redis, self.settings, job_id)
-        if status == "gone":
+        if status is CancelFound.GONE:
             return None
         job = self.get(job_id)
         return (job, bool(int(changed))) if job is not None else None
@@ -463,14 +464,12 @@ class JobStore:
         delete = transitions.Delete(
             self.keys, job_id, ids, client or "", time.time(), holder_field(client)
         )
-        outcome = str(self.scripts.call(delete))
-        if outcome == "forbidden":
-            raise NotHeld(self.keys.job(job_id))
-        if outcome == Deleted.DELETED:  # a compose job's results go too (none for others)
+        outcome = held(Deleted(self.scripts.call(delete)), self.keys.job(job_id))
+        if outcome is Deleted.DELETED:  # a compose job's results go too (none for others)
             parts = [job_id, *ids]
             self.redis.delete(*[self.keys.composed(p) for p in parts])
             self.redis.delete(*[self.keys.composed_order(p) for p in parts])
-        return Deleted(outcome)
+        return outcome
 
     @guarded
     def stats(self) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from .handle import Handle
 from .messages import task_message
 from .model import Mode
 from .shards import finish, parent_of, stop
+from .transitions import Resent
 from .workers import silent_after
 
 # The logger these lines always had: the heartbeat thread runs the sweeps (JSON logs name it).
@@ -86,13 +87,13 @@ def resend_lost(handle: Handle, limit: int = 100) -> list[str]:
             keys, job_id, mode, lane_key, now, cutoff, settings.ttl, message, started,
             silent_after(settings.heartbeat_interval),
         )  # fmt: skip
-        outcome = handle.scripts.call(resend)
-        if outcome == 1:
+        outcome = Resent(handle.scripts.call(resend))
+        if outcome is Resent.SENT:
             log.warning("job %s queued but its queue is empty: message sent again", job_id)
             resent.append(job_id)
-        elif outcome == 2:
+        elif outcome is Resent.PURGED:
             log.warning("job %s: its message was purged from the queue: canceled", job_id)
-        elif outcome == 3:
+        elif outcome is Resent.SHARD_PURGED:
             parent = parent_of(job_id)
             if parent is not None:
                 log.warning("job %s: a shard's message was purged: job canceled", parent)

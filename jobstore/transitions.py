@@ -3,14 +3,18 @@
 Each class is one script of lua_scripts/ (its `script`): its fields name what the script
 needs, and keys() and argv() lay them out in the order the script's header documents, here and
 nowhere else. Scripts.call(transition) runs one (lua.py). Replies a caller decides on are
-StrEnums (Claimed, Written, Deleted): what a script can answer is listed in one place.
+enums next to their script's class (Created, Claimed, Written, Sharded, Dispatched, Resent,
+Deleted, Withdrawn, Explained, ExplainClaimed): what a script can answer is listed in one
+place, and the store function running it returns the member. One convention for a refusal:
+a client that holds no share of a job is answered FORBIDDEN by the script (delete, withdraw)
+and told by the exception holders.NotHeld, never by a string.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from typing import ClassVar
 
 from .keys import Keys
@@ -46,12 +50,25 @@ class Written(StrEnum):
 
 
 class Deleted(StrEnum):
-    """What a delete did (delete.lua; a client that holds no share is refused: NotHeld)."""
+    """What a delete did (delete.lua; FORBIDDEN is raised as NotHeld, never returned)."""
 
     GONE = "gone"
     RUNNING = "running"  # not ended: nothing deleted
     WITHDRAWN = "withdrawn"  # one of several holders let go: the solutions stay for the others
     DELETED = "deleted"
+    FORBIDDEN = "forbidden"  # the client holds no share of it (holders.NotHeld)
+
+
+class Withdrawn(StrEnum):
+    """What a client's letting go of a job did (withdraw.lua; FORBIDDEN is raised as NotHeld,
+    never returned)."""
+
+    GONE = "gone"
+    ENDED = "ended"  # it has ended: nothing to let go of
+    WITHDRAWN = "withdrawn"  # one of several holders let go: it runs on for the others
+    LET_GO = "let go"  # this client had let go before
+    LAST = "last"  # the client is its last holder: the caller cancels it
+    FORBIDDEN = "forbidden"  # the client holds no share of it (holders.NotHeld)
 
 
 def job_keys(at: Keys, job_id: str) -> list[str]:
@@ -163,9 +180,18 @@ class PutBack(Transition):
         ]  # fmt: skip
 
 
+class Sharded(StrEnum):
+    """What split.lua answered."""
+
+    SPLIT = "split"  # the shard records are written
+    EXISTS = "exists"  # a delivery before wrote them: send on from where it stopped
+    STALE = "stale"  # the run no longer holds the parent
+    CANCELED = "canceled"  # its cancel flag was up: nothing written, the run ends canceled
+
+
 @dataclass(frozen=True)
 class Split(Transition):
-    """Write a claimed parent's shard records: split | exists | stale | canceled."""
+    """Write a claimed parent's shard records: a Sharded."""
 
     script: ClassVar[str] = "split"
     at: Keys
@@ -204,9 +230,17 @@ class Release(Transition):
         return [self.guard, self.parent]
 
 
+class Dispatched(IntEnum):
+    """What dispatch.lua answered for one shard."""
+
+    TAKEN = -1  # another caller sent the one believed next: look again
+    NONE = 0  # none left to send (or the parent runs no more)
+    SENT = 1
+
+
 @dataclass(frozen=True)
 class Dispatch(Transition):
-    """Send a sharded job's next shard: 1 sent, 0 none left, -1 another caller sent it."""
+    """Send a sharded job's next shard: a Dispatched."""
 
     script: ClassVar[str] = "dispatch"
     at: Keys
@@ -246,9 +280,18 @@ class Reap(Transition):
         return [repr(self.now), repr(self.new_lease), self.job_id, self.dead_holder, self.message]
 
 
+class Resent(IntEnum):
+    """What resend.lua did with a job whose message may be lost."""
+
+    KEPT = 0  # nothing: its message is not lost (or it is no longer queued)
+    SENT = 1  # its message sent again
+    PURGED = 2  # its message was purged from the queue: the job ended canceled
+    SHARD_PURGED = 3  # a shard's message was purged: the caller cancels its whole job
+
+
 @dataclass(frozen=True)
 class Resend(Transition):
-    """Send again a lost message: 1 sent, 2 its job ended purged, 3 a shard's was purged."""
+    """Send again a lost message, or end a job whose message was purged: a Resent."""
 
     script: ClassVar[str] = "resend"
     at: Keys
@@ -274,9 +317,20 @@ class Resend(Transition):
         ]  # fmt: skip
 
 
+class CancelFound(StrEnum):
+    """What a cancel found (cancel.lua, cancel_tree.lua: the first item of [status, changed])."""
+
+    GONE = "gone"  # no such job
+    DONE = "done"  # it had ended already
+    ALREADY = "already"  # asked before: its run stops at its next look at the flag
+    QUEUED = "queued"  # it was queued: it ended canceled now
+    RUNNING = "running"  # it runs: its run (its shards' runs) stops at the next look
+    RETRY = "retry"  # cancel_tree only: its shard count changed meanwhile
+
+
 @dataclass(frozen=True)
 class Cancel(Transition):
-    """Cancel a job that is not sharded: [status, changed]."""
+    """Cancel a job that is not sharded: [a CancelFound, changed]."""
 
     script: ClassVar[str] = "cancel"
     at: Keys
@@ -292,7 +346,8 @@ class Cancel(Transition):
 
 @dataclass(frozen=True)
 class CancelTree(Transition):
-    """Stop a sharded job's shards (and flag the parent on a user's cancel): [status, changed]."""
+    """Stop a sharded job's shards (and flag the parent on a user's cancel): [a CancelFound,
+    changed]."""
 
     script: ClassVar[str] = "cancel_tree"
     at: Keys
@@ -331,10 +386,19 @@ class Finish(Transition):
         return [*args, self.cap, self.at.finished]
 
 
+class Created(StrEnum):
+    """What create.lua did with a submission (its reply's first item)."""
+
+    CREATED = "created"  # detail: its lane; then the message it pushed
+    EXISTING = "existing"  # detail: the id of the identical job
+    LIMITED = "limited"  # over one of its client's rates (detail: seconds to wait)
+    FULL = "full"  # its client has the cap of unfinished jobs
+
+
 @dataclass(frozen=True)
 class Create(Transition):
     """Count a submission against its client's rates, dedup it, check the cap, write the job
-    and push its message: [created | existing | limited | full, detail, message]."""
+    and push its message: [a Created, detail, message]."""
 
     script: ClassVar[str] = "create"
     at: Keys
@@ -492,7 +556,7 @@ class Alone(Transition):
 
 @dataclass(frozen=True)
 class Delete(Transition):
-    """Remove an ended job's solutions and grid (and its shards'): a Deleted, or forbidden."""
+    """Remove an ended job's solutions and grid (and its shards'): a Deleted."""
 
     script: ClassVar[str] = "delete"
     at: Keys
@@ -513,7 +577,7 @@ class Delete(Transition):
 
 @dataclass(frozen=True)
 class Withdraw(Transition):
-    """A client lets go of a shared job: gone | ended | withdrawn | let go | last | forbidden."""
+    """A client lets go of a shared job: a Withdrawn."""
 
     script: ClassVar[str] = "withdraw"
     at: Keys
@@ -571,9 +635,21 @@ class Stored(Transition):
         return [self.width, self.chunk]
 
 
+class Explained(StrEnum):
+    """Where a job's explanation stands, as explain.lua answers a request for it."""
+
+    DONE = "done"  # detail: the explanation's JSON
+    FAILED = "failed"  # detail: the explainer's error
+    QUEUED = "queued"
+    RUNNING = "running"
+    BUSY = "busy"  # its client waits for another one (detail: seconds to wait)
+    LIMITED = "limited"  # over its client's rates (detail: seconds to wait)
+    GONE = "gone"  # no such job
+
+
 @dataclass(frozen=True)
 class Explain(Transition):
-    """Ask for a job's explanation: [status, detail] (explanations.Asked reads it)."""
+    """Ask for a job's explanation: [an Explained, detail] (explanations.Asked reads it)."""
 
     script: ClassVar[str] = "explain"
     at: Keys
@@ -598,9 +674,20 @@ class Explain(Transition):
         return [*args, self.pending_seconds, len(self.rates), *rate_args(self.rates)]
 
 
+class ExplainClaimed(StrEnum):
+    """What explain_claim.lua answered a worker: run it, or why not."""
+
+    RUN = "run"
+    GONE = "gone"  # no such explanation, or no such job
+    STALE = "stale"  # the task message is not its current one
+    DONE = "done"  # it has ended already
+    BUSY = "busy"  # a live run holds it
+
+
 @dataclass(frozen=True)
 class ExplainClaim(Transition):
-    """A worker takes an explanation: [run, ...] or why not."""
+    """A worker takes an explanation: [an ExplainClaimed, and with RUN the job's puzzle,
+    options and asker]."""
 
     script: ClassVar[str] = "explain_claim"
     at: Keys
@@ -631,7 +718,7 @@ class ExplainEnd(Transition):
     mode: Mode
     lane: int
     task_id: str  # the run's
-    outcome: str
+    outcome: Explained  # DONE | FAILED, or QUEUED: given back
     body: str  # the explanation, or the error
     now: float
     message: str  # the new message (queued), else ""
@@ -645,6 +732,6 @@ class ExplainEnd(Transition):
         return [*keys, at.stats, at.lane(self.mode, self.lane), at.waiting(self.mode, self.lane)]
 
     def argv(self) -> list[Arg]:
-        args: list[Arg] = [self.task_id, self.outcome, self.body, repr(self.now)]
+        args: list[Arg] = [self.task_id, self.outcome.value, self.body, repr(self.now)]
         args += [self.at.finished, self.job_id, self.message, self.new_task_id, self.ttl]
         return [*args, self.pending_seconds]

@@ -20,6 +20,7 @@ from jobstore import Settings
 from jobstore.connection import UNREACHABLE
 from jobstore.explanations import TASK, Explaining
 from jobstore.handle import handle_for
+from jobstore.transitions import ExplainClaimed
 
 __all__ = ["TASK", "run"]  # worker/tasks.py registers TASK
 
@@ -40,10 +41,10 @@ def run(settings: Settings, job_id: str, task_id: str, holder: str) -> str:
     yielded, or why it did not run: gone, stale, busy)."""
     explaining = Explaining(handle_for(settings), job_id, task_id)
     claimed = explaining.claim(holder)
-    if claimed.status != "run":
-        if claimed.status == "stale":
+    if claimed.status is not ExplainClaimed.RUN:
+        if claimed.status is ExplainClaimed.STALE:
             log.warning("explanation of job %s: task %s is not its current one", job_id, task_id)
-        return claimed.status
+        return claimed.status.value
     started = time.process_time()
     try:
         puzzle = alphametic.parse(claimed.puzzle, **(claimed.options or {}))

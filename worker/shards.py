@@ -19,6 +19,7 @@ from alphametic.search import NODES_PER_SECOND
 from jobstore import Job, Settings, shards
 from jobstore.attempt import Attempt
 from jobstore.handle import Handle
+from jobstore.transitions import Sharded
 
 from .run import Outcome, Run
 
@@ -94,9 +95,9 @@ def send_shards(
     if not parts:
         return False
     status = shards.split(handle, attempt, job.id, parts)
-    if status == "canceled":
+    if status is Sharded.CANCELED:
         return False  # the whole run sees the cancel flag at once and ends canceled
-    if status == "stale":
+    if status is Sharded.STALE:
         return True
     log.info("job %s: split into %d shards", job.id, len(parts))
     # A re-delivered parent ("exists") sends on from where the first delivery stopped.
