@@ -126,7 +126,7 @@ def _merged(store: JobStore, record: dict[str, str]) -> dict[str, str]:
         return record
     from .shards import merged
 
-    return merged(store.redis, store.settings, record)
+    return merged(store.handle, record)
 
 
 def requeue(store: JobStore, job_id: str) -> tuple[str, str]:

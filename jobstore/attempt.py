@@ -13,15 +13,11 @@ import time
 import uuid
 from dataclasses import dataclass
 
-import redis
-
 from . import transitions
-from .keys import Keys
+from .handle import Handle
 from .lanes import MISJUDGED_MEMORY, turn_keys
-from .lua import scripts_for
 from .messages import task_message
 from .model import CHUNK, Mode
-from .settings import Settings
 from .transitions import Claimed, Written
 
 
@@ -39,9 +35,10 @@ class Claim:
 class Attempt:
     """The Redis side of one run: claim, writes refused once stale, hand-back."""
 
-    def __init__(self, client: redis.Redis, settings: Settings, job_id: str) -> None:
-        self.client = client
-        self.settings = settings
+    def __init__(self, handle: Handle, job_id: str) -> None:
+        self.client = handle.client
+        self.settings = handle.settings
+        self.scripts = handle.scripts
         self.job_id = job_id
         self.number = 0  # the attempt (runs lost with their worker, plus one)
         self.claims = 0  # this run's claim number
@@ -50,7 +47,7 @@ class Attempt:
         self.lanes: list[str] = []  # waiting sets of the lanes whose jobs this run yields to
         # A shard's: its whole job's search time (all shards) as of the last write, else None.
         self.job_ran: float | None = None
-        self.names = Keys(settings.key_prefix)
+        self.names = handle.keys
 
     def claim(
         self,
@@ -84,7 +81,7 @@ class Attempt:
             self.settings.max_attempts, self.settings.ttl, force, hard_limit, CHUNK, soft_limit,
             shared, waiting, nonce,
         )  # fmt: skip
-        reply = scripts_for(self.client).call(claim)
+        reply = self.scripts.call(claim)
         status, attempt, lease_s, held_by = reply[:4]
         status = Claimed(status)
         flat = reply[4] if len(reply) > 4 else []
@@ -128,7 +125,7 @@ class Attempt:
             settings.max_stored_solutions, seq, final, self.width, solutions, CHUNK,
             settings.max_stored_per_client, self.lanes, yield_to, fields, grid,
         )  # fmt: skip
-        status, job_ran = scripts_for(self.client).call(update)
+        status, job_ran = self.scripts.call(update)
         if job_ran not in ("", b""):
             self.job_ran = float(job_ran)
         return Written.of(int(status))
@@ -142,7 +139,7 @@ class Attempt:
             self.names, self.job_id, self.guard, settings.ttl, settings.max_compose_results,
             settings.max_stored_per_client, found,
         )  # fmt: skip
-        status, stored = scripts_for(self.client).call(store)
+        status, stored = self.scripts.call(store)
         return int(status), int(stored)
 
     def renew(self) -> bool:
@@ -150,7 +147,7 @@ class Attempt:
         whose writes Redis refuses for lack of memory keeps the job. False: no longer its."""
         until = time.time() + self.settings.lease_seconds
         renew = transitions.Renew(self.names, self.job_id, self.guard, until)
-        return bool(scripts_for(self.client).call(renew))
+        return bool(self.scripts.call(renew))
 
     def put_back(
         self, mode: Mode, lane: int, *, front: bool, reason: str, client: str = "",
@@ -169,7 +166,7 @@ class Attempt:
             settings.ttl, MISJUDGED_MEMORY if misjudged else 0,
             turn_keys(self.names, mode, lane, client, own=front),
         )  # fmt: skip
-        return bool(scripts_for(self.client).call(put_back))
+        return bool(self.scripts.call(put_back))
 
     def yield_to_lanes_of(self, mode: Mode) -> None:
         """The lanes whose waiting jobs this run yields to: every lane of its mode's queue."""

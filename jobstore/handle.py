@@ -1,8 +1,9 @@
 """The job store's Redis in one handle: the client, the settings, the keys and the scripts.
 
 A worker holds one Handle and passes it to the store's functions (attempt.py, shards.py,
-sweep.py, stats.py, messages.py); it never builds a key, runs a script or reads a field of the
-record itself, and never imports redis: the layout is the job store's alone.
+sweep.py, workers.py, stats.py, messages.py); it never builds a key, runs a script or reads a
+field of the record itself, and never imports redis: the layout is the job store's alone. The
+JobStore holds one too (its `handle`), for the functions it shares with the workers.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from dataclasses import dataclass
 
 import redis
 
-from .attempt import Attempt
 from .connection import client_for, connect
 from .keys import Keys
 from .lua import Scripts, scripts_for
@@ -31,10 +31,6 @@ class Handle:
     def of(cls, client: redis.Redis, settings: Settings) -> Handle:
         """The handle of one client."""
         return cls(client, settings, Keys(settings.key_prefix), scripts_for(client))
-
-    def attempt(self, job_id: str) -> Attempt:
-        """The Redis side of one run of a job (attempt.py)."""
-        return Attempt(self.client, self.settings, job_id)
 
 
 def handle_for(settings: Settings) -> Handle:

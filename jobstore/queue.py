@@ -10,12 +10,8 @@ from __future__ import annotations
 
 import time
 
-import redis
-
 from .handle import Handle
-from .keys import Keys
 from .model import LANES, Job, Mode
-from .settings import Settings
 from .workers import alive_since
 
 
@@ -26,9 +22,9 @@ def queued_by_store(handle: Handle, job_id: str, task_id: str) -> bool:
     return bool(stored) and f'"{task_id}"' in str(stored)
 
 
-def place(client: redis.Redis, settings: Settings, job: Job, message: str) -> Job:
+def place(handle: Handle, job: Job, message: str) -> Job:
     """The job with queue_position (1: next) and expected_start filled in, when it is queued."""
-    keys = Keys(settings.key_prefix)
+    client, keys, settings = handle.client, handle.keys, handle.settings
     mode = Mode(job.mode)
     mine = keys.lane(mode, job.lane)
     before = [keys.lane(mode, lane) for lane in LANES if lane < job.lane]

@@ -34,17 +34,13 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-import redis
-
 from . import transitions
 from .attempt import Attempt
 from .handle import Handle
 from .keys import Keys
 from .lanes import turn_keys
-from .lua import scripts_for
 from .messages import task_message
 from .model import CHUNK, TERMINAL, TURNS, Mode
-from .settings import Settings
 from .transitions import CancelFound, Dispatched, Sharded
 
 SHARD_FIELDS = ("state", "progress", "nodes", "found", "share", "truncated_reason")
@@ -61,13 +57,13 @@ def parent_of(job_id: str) -> str | None:
     return parent if dot and parent and index.isdigit() else None
 
 
-def shard_keys(settings: Settings, parent: str, n: int, kind: str = "job") -> list[str]:
+def shard_keys(keys: Keys, parent: str, n: int, kind: str = "job") -> list[str]:
     """Keys of a parent's n shards (their records, solution lists or grids)."""
-    build = getattr(Keys(settings.key_prefix), kind)
+    build = getattr(keys, kind)
     return [build(shard_id(parent, i)) for i in range(n)]
 
 
-def merged(client: redis.Redis, settings: Settings, data: dict[str, str]) -> dict[str, str]:
+def merged(handle: Handle, data: dict[str, str]) -> dict[str, str]:
     """A running sharded parent's record with progress, nodes, found, eta and limit_at of its
     shards.
 
@@ -79,9 +75,10 @@ def merged(client: redis.Redis, settings: Settings, data: dict[str, str]) -> dic
     """
     if data.get("state") != "running":
         return data  # queued (not split yet) or terminal: the record holds the totals
+    client, settings = handle.client, handle.settings
     n = int(data["shards"])
     with client.pipeline(transaction=False) as pipe:
-        for key in shard_keys(settings, data["id"], n):
+        for key in shard_keys(handle.keys, data["id"], n):
             pipe.hmget(key, *SHARD_FIELDS)
         rows = pipe.execute()
     progress = nodes = found = 0.0
@@ -96,8 +93,8 @@ def merged(client: redis.Redis, settings: Settings, data: dict[str, str]) -> dic
         nodes += int(node_count or 0)
         found += int(found_count or 0)
     if not unfinished:  # every shard ended but nobody settled the parent (its worker died)
-        finish(client, settings, data["id"])
-        return client.hgetall(Keys(settings.key_prefix).job(data["id"])) or data
+        finish(handle, data["id"])
+        return client.hgetall(handle.keys.job(data["id"])) or data
     progress = min(progress, 1.0 - 2.0**-40)
     out = dict(data, progress=repr(progress), nodes=str(int(nodes)), found=str(int(found)))
     # Cut short, as finish.lua will say: a shard refused to store (the job's cap, or its
@@ -119,18 +116,15 @@ def merged(client: redis.Redis, settings: Settings, data: dict[str, str]) -> dic
     return out
 
 
-def visible(
-    client: redis.Redis, settings: Settings, parent: str, n: int, width: int, done: bool
-) -> list[int]:
+def visible(handle: Handle, parent: str, n: int, width: int, done: bool) -> list[int]:
     """Solutions of each shard that belong to the merged list as known so far (in order)."""
-    with client.pipeline(transaction=False) as pipe:
-        for key in shard_keys(settings, parent, n):
+    with handle.client.pipeline(transaction=False) as pipe:
+        for key in shard_keys(handle.keys, parent, n):
             pipe.hmget(key, "state", "found")
         ids = [shard_id(parent, i) for i in range(n)]
-        keys = Keys(settings.key_prefix)
-        scripts_for(client).call(transitions.Stored(keys, ids, width, CHUNK), pipe)
+        handle.scripts.call(transitions.Stored(handle.keys, ids, width, CHUNK), pipe)
         *rows, stored = pipe.execute()
-    counts, room = [], settings.max_stored_solutions
+    counts, room = [], handle.settings.max_stored_solutions
     for (state, found), count in zip(rows, stored, strict=True):
         take = min(int(count), room)
         counts.append(take)
@@ -144,20 +138,20 @@ def visible(
 
 
 def compact(
-    client: redis.Redis, settings: Settings, parent: str, fields: tuple[str, str, str, str],
-    offset: int, limit: int,
-) -> tuple[str, list[str], int, bool]:  # fmt: skip
+    handle: Handle, parent: str, fields: tuple[str, str, str, str], offset: int, limit: int
+) -> tuple[str, list[str], int, bool]:
     """(letters, compact solutions of the page, total visible, truncated) of a sharded job."""
     letters, truncated, state, shards = fields
     width, n = len(letters), int(shards)
     done = state in TERMINAL
-    counts = visible(client, settings, parent, n, width, done)
+    counts = visible(handle, parent, n, width, done)
     total = sum(counts)
     end = min(offset + limit, total)
     wanted: list[tuple[int, int]] = []  # (start within the shard's list, solutions taken)
-    with client.pipeline(transaction=False) as pipe:
+    with handle.client.pipeline(transaction=False) as pipe:
         start_of_shard = 0
-        for key, count in zip(shard_keys(settings, parent, n, "solutions"), counts, strict=True):
+        solutions = shard_keys(handle.keys, parent, n, "solutions")
+        for key, count in zip(solutions, counts, strict=True):
             lo, hi = max(offset, start_of_shard), min(end, start_of_shard + count)
             if lo < hi:
                 first, last = (lo - start_of_shard) // CHUNK, (hi - start_of_shard - 1) // CHUNK
@@ -172,10 +166,10 @@ def compact(
     return letters, items, total, truncated == "1"
 
 
-def grid(client: redis.Redis, settings: Settings, parent: str, n: int) -> dict[str, int]:
+def grid(handle: Handle, parent: str, n: int) -> dict[str, int]:
     """The shards' grid cells summed ("{letter}:{digit}" -> count)."""
-    with client.pipeline(transaction=False) as pipe:
-        for key in shard_keys(settings, parent, n, "grid"):
+    with handle.client.pipeline(transaction=False) as pipe:
+        for key in shard_keys(handle.keys, parent, n, "grid"):
             pipe.hgetall(key)
         cells: dict[str, int] = {}
         for part in pipe.execute():
@@ -184,56 +178,54 @@ def grid(client: redis.Redis, settings: Settings, parent: str, n: int) -> dict[s
     return cells
 
 
-def cancel(client: redis.Redis, settings: Settings, job_id: str) -> tuple[CancelFound, int]:
+def cancel(handle: Handle, job_id: str) -> tuple[CancelFound, int]:
     """Cancel a job, and every shard of it when it is sharded: (status, changed) like CANCEL."""
     if parent_of(job_id) is not None:
         return CancelFound.GONE, 0  # shards are not jobs of the API
-    keys = Keys(settings.key_prefix)
-    job_key = keys.job(job_id)
+    client = handle.client
+    job_key = handle.keys.job(job_id)
     if not client.hget(job_key, "shards"):
-        cancel = transitions.Cancel(keys, job_id, time.time())
-        found, changed = scripts_for(client).call(cancel)
+        cancel = transitions.Cancel(handle.keys, job_id, time.time())
+        found, changed = handle.scripts.call(cancel)
         status = CancelFound(found)
         # A split racing with this cancel either saw the flag (and did not split) or left
         # `shards` for this second look.
         if status is not CancelFound.RUNNING or not client.hget(job_key, "shards"):
             return status, int(changed)
-        stop(client, settings, job_id, user=True)
-        finish(client, settings, job_id)
+        stop(handle, job_id, user=True)
+        finish(handle, job_id)
         return status, int(changed)
-    status, changed = stop(client, settings, job_id, user=True)
-    finish(client, settings, job_id)  # every shard may have been queued: then it ends now
+    status, changed = stop(handle, job_id, user=True)
+    finish(handle, job_id)  # every shard may have been queued: then it ends now
     return status, changed
 
 
-def stop(
-    client: redis.Redis, settings: Settings, parent: str, *, user: bool
-) -> tuple[CancelFound, int]:
+def stop(handle: Handle, parent: str, *, user: bool) -> tuple[CancelFound, int]:
     """Run CANCEL_TREE on a sharded parent: (status, changed); user=True flags the parent too."""
-    keys = Keys(settings.key_prefix)
+    keys = handle.keys
     for _ in range(3):
-        n = int(client.hget(keys.job(parent), "shards") or 0)
+        n = int(handle.client.hget(keys.job(parent), "shards") or 0)
         ids = [shard_id(parent, i) for i in range(n)]
         tree = transitions.CancelTree(keys, parent, ids, time.time(), user)
-        found, changed = scripts_for(client).call(tree)
+        found, changed = handle.scripts.call(tree)
         status = CancelFound(found)
         if status is not CancelFound.RETRY:
             return status, int(changed)
     return CancelFound.RUNNING, 0
 
 
-def finish(client: redis.Redis, settings: Settings, parent: str) -> str:
+def finish(handle: Handle, parent: str) -> str:
     """Run FINISH for a parent: its state afterwards (running while a shard is unfinished)."""
-    keys = Keys(settings.key_prefix)
+    keys, settings = handle.keys, handle.settings
     for _ in range(3):
-        n = int(client.hget(keys.job(parent), "shards") or 0)
+        n = int(handle.client.hget(keys.job(parent), "shards") or 0)
         if not n:
             return ""
         ids = [shard_id(parent, i) for i in range(n)]
         ended = transitions.Finish(
             keys, parent, ids, time.time(), settings.ttl, settings.max_stored_solutions
         )
-        state = str(scripts_for(client).call(ended))
+        state = str(handle.scripts.call(ended))
         if state != "mismatch":
             return state
     return ""
@@ -297,11 +289,10 @@ def settle(handle: Handle, job_id: str, outcome: str) -> str:
     parent = parent_of(job_id)
     if parent is None:
         return ""
-    client, settings = handle.client, handle.settings
     if outcome == "failed":
-        stop(client, settings, parent, user=False)
-    state = finish(client, settings, parent)
+        stop(handle, parent, user=False)
+    state = finish(handle, parent)
     if state == "running":
-        mode = client.hget(handle.keys.job(parent), "mode")
+        mode = handle.client.hget(handle.keys.job(parent), "mode")
         dispatch(handle, parent, Mode(mode or Mode.ENUMERATE), 1)
     return state

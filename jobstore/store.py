@@ -29,6 +29,7 @@ from .connection import (
     replicas_of,
     written_nothing,
 )
+from .handle import Handle
 from .holders import held, holder_field, withdraw
 from .keys import Keys
 from .lanes import turn_keys
@@ -77,6 +78,7 @@ class JobStore:
         self.redis = connect(settings)
         self.breaker = Breaker(pause=settings.redis_timeout)
         self.scripts = scripts_for(self.redis)
+        self.handle = Handle(self.redis, settings, self.keys, self.scripts)  # for shards.py
         self._waiters: Waiters | None = None
         self._memory = (0.0, 0, 0)  # (when last looked, used_memory, maxmemory)
 
@@ -202,7 +204,7 @@ class JobStore:
             return self.queue(submission, client=client, fresh=fresh)
         # Its place in the queue, as every read of a queued job has it (one round trip).
         record.update(lane=str(detail), message=sent[0])
-        return place(self.redis, self.settings, Job.from_hash(record), sent[0])
+        return place(self.handle, Job.from_hash(record), sent[0])
 
     def created(self, create: transitions.Create, new_id: str) -> list[Any]:
         """Run the create script; raises Unconfirmed (the API's 503 saying the job may exist,
@@ -289,10 +291,10 @@ class JobStore:
         if not data or data.get("parent"):
             return None  # a shard record is part of its parent job, not a job of its own
         if data.get("shards"):
-            data = shards.merged(self.redis, self.settings, data)
+            data = shards.merged(self.handle, data)
         job = Job.from_hash(data)
         if job.state is State.QUEUED and data.get("message"):
-            return place(self.redis, self.settings, job, data["message"])
+            return place(self.handle, job, data["message"])
         return job
 
     @guarded
@@ -355,7 +357,7 @@ class JobStore:
             return None
         if parts:
             fields = (letters, truncated, state, parts)
-            return shards.compact(self.redis, self.settings, job_id, fields, offset, limit)
+            return shards.compact(self.handle, job_id, fields, offset, limit)
         width = len(letters)
         total = (chunks - 1) * CHUNK + len(tail) // width if chunks else 0
         joined = "".join(texts)
@@ -383,7 +385,7 @@ class JobStore:
         if letters is None:
             return None
         if parts:
-            cells = shards.grid(self.redis, self.settings, job_id, int(parts))
+            cells = shards.grid(self.handle, job_id, int(parts))
         base = int(json.loads(options)["base"])
         result = {letter: [0] * base for letter in letters}
         for cell, count in cells.items():
@@ -405,7 +407,7 @@ class JobStore:
                 job = self.get(job_id)
                 return (job, outcome is Withdrawn.WITHDRAWN) if job is not None else None
         # Cancels every shard too when the job is sharded (shards.py).
-        status, changed = shards.cancel(self.redis, self.settings, job_id)
+        status, changed = shards.cancel(self.handle, job_id)
         if status is CancelFound.GONE:
             return None
         job = self.get(job_id)

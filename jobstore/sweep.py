@@ -97,8 +97,8 @@ def resend_lost(handle: Handle, limit: int = 100) -> list[str]:
             parent = parent_of(job_id)
             if parent is not None:
                 log.warning("job %s: a shard's message was purged: job canceled", parent)
-                stop(client, settings, parent, user=True)
-                finish(client, settings, parent)
+                stop(handle, parent, user=True)
+                finish(handle, parent)
     return resent
 
 

@@ -14,10 +14,9 @@ from collections.abc import Sequence
 
 import redis
 
+from .handle import Handle
 from .keys import Keys
-from .lua import scripts_for
 from .model import QUEUES
-from .settings import Settings
 from .transitions import Beat
 
 
@@ -43,26 +42,25 @@ def count_workers(client: redis.Redis, prefix: str, interval: float) -> dict[str
     return {queue: int(n) for queue, n in zip(QUEUES, counts, strict=True)}
 
 
-def beat(client: redis.Redis, settings: Settings, name: str, queues: Sequence[str]) -> None:
+def beat(handle: Handle, name: str, queues: Sequence[str]) -> None:
     """Write one heartbeat for every queue and drop members long silent (beat.lua: even at
     Redis's memory limit, where a worker waiting out a full Redis must not look gone)."""
     now = time.time()
-    keep = max(60, int(10 * settings.heartbeat_interval))
-    _run(client, Beat(Keys(settings.key_prefix), name, queues, now, now - keep, keep))
+    keep = max(60, int(10 * handle.settings.heartbeat_interval))
+    _run(handle, Beat(handle.keys, name, queues, now, now - keep, keep))
 
 
-def withdraw(client: redis.Redis, settings: Settings, name: str, queues: Sequence[str]) -> None:
+def withdraw(handle: Handle, name: str, queues: Sequence[str]) -> None:
     """Have a stopping worker count as gone at once: its last heartbeat is set to read as
     silent, not removed, so the resend sweep knows a message it popped while stopping went
     with it (resend.lua); beat() drops it later like any silent member."""
-    score = time.time() - silent_after(settings.heartbeat_interval) - 0.001
-    keys = Keys(settings.key_prefix)
-    _run(client, Beat(keys, name, queues, score, 0.0, 0, withdraw=True))
+    score = time.time() - silent_after(handle.settings.heartbeat_interval) - 0.001
+    _run(handle, Beat(handle.keys, name, queues, score, 0.0, 0, withdraw=True))
 
 
-def _run(client: redis.Redis, beat: Beat) -> None:
+def _run(handle: Handle, beat: Beat) -> None:
     """Run a heartbeat's script in a pipeline of its own: a beat needs no replica's
     confirmation (a new master hears from every live worker within one interval)."""
-    with client.pipeline(transaction=False) as pipe:
-        scripts_for(client).call(beat, pipe)
+    with handle.client.pipeline(transaction=False) as pipe:
+        handle.scripts.call(beat, pipe)
         pipe.execute()

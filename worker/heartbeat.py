@@ -67,7 +67,7 @@ class Heartbeat(bootsteps.StartStopStep):
         """Beat and sweep until stopped; Redis being away only delays the next round."""
         while not self._stop.is_set():
             try:
-                beat(self._store.client, settings, self._hostname, self._queues)
+                beat(self._store, self._hostname, self._queues)
                 if not self._consumer_live():
                     canary.stop_lost_consumer(self._watch)
                     return
@@ -96,9 +96,8 @@ class Heartbeat(bootsteps.StartStopStep):
         if self._thread is None:
             return
         self._thread.join(timeout=2)
-        settings: Settings = worker.app.conf.alphametic_settings
         try:
-            withdraw(self._store.client, settings, self._hostname, self._queues)
+            withdraw(self._store, self._hostname, self._queues)
         except UNREACHABLE:
             pass
 

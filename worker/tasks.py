@@ -97,7 +97,7 @@ def execute(task: Any, mode: Mode, job_id: str) -> str:
     """
     settings: Settings = task.app.conf.alphametic_settings
     handle = handle_for(settings)
-    attempt = handle.attempt(job_id)
+    attempt = Attempt(handle, job_id)
     holder = holder_name(task.request.hostname or "worker")
     hard = hard_limit(settings, mode)
     while True:

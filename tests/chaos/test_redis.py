@@ -17,6 +17,7 @@ import redis
 import requests
 
 from jobstore import JobStore, Mode, Settings, State
+from jobstore.handle import Handle
 from jobstore.model import TURNS
 from jobstore.workers import beat
 from tests.support.chaos import (
@@ -224,7 +225,7 @@ def test_a_message_taken_by_a_worker_lost_since_is_sent_again_not_judged_purged(
     # A message sent within a second or so of Redis starting is sent again as one a restart
     # may have lost (resend.lua): not the case this test is about.
     wait_until(lambda: int(broker.info("server")["uptime_in_seconds"]) >= 3, 10, "Redis up 3 s")
-    beat(broker, mine, "lost@elsewhere", ["solve"])  # alive when the message goes out
+    beat(Handle.of(broker, mine), "lost@elsewhere", ["solve"])  # alive when the message goes out
     job = store.submit("solve", "SEND + MORE = MONEY", {"base": 13})
     assert broker.rpop(store.keys.lane(Mode.SOLVE, 0)) is not None  # ...and takes it, then dies
     worker = worker_factory(mine, "solve")

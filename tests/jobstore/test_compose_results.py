@@ -14,6 +14,7 @@ import redis
 from jobstore import JobStore, Mode, Settings, State
 from jobstore.attempt import Attempt
 from jobstore.compose import encode
+from jobstore.handle import Handle
 
 
 @pytest.fixture()
@@ -26,7 +27,7 @@ def claimed(store: JobStore) -> tuple[str, Attempt]:
     """A compose job queued and claimed by a run of this test (no worker behind it)."""
     job = store.queue(store.admit_compose(["AB", "BA", "CC"], {"base": 6}))
     client = redis.Redis.from_url(store.settings.redis_url, decode_responses=True)
-    attempt = Attempt(client, store.settings, job.id)
+    attempt = Attempt(Handle.of(client, store.settings), job.id)
     assert attempt.claim("test|x|1", mode=Mode.COMPOSE).status == "run"
     return job.id, attempt
 
@@ -61,7 +62,7 @@ def test_a_run_that_lost_the_job_stores_nothing(quiet: JobStore) -> None:
     job_id, attempt = claimed(quiet)
     # A run with the same claim number (a claim lost in a failover handed it out twice) is
     # another run all the same: its results are refused.
-    twin = Attempt(attempt.client, quiet.settings, job_id)
+    twin = Attempt(Handle.of(attempt.client, quiet.settings), job_id)
     twin.claims, twin.token = attempt.claims, f"{attempt.claims}:twin"
     assert twin.store_composed([result("A + A = B")]) == (0, 0)
     quiet.cancel(job_id)
@@ -77,7 +78,7 @@ def test_results_count_against_the_clients_storage_budget(
     store = store_factory(fresh_settings(max_stored_per_client=2), wait_leftovers=False)
     job = store.queue(store.admit_compose(["AB", "BA", "CC"], {}), client="budgeted")
     client = redis.Redis.from_url(store.settings.redis_url, decode_responses=True)
-    attempt = Attempt(client, store.settings, job.id)
+    attempt = Attempt(Handle.of(client, store.settings), job.id)
     assert attempt.claim("test|x|1", mode=Mode.COMPOSE).status == "run"
     assert attempt.store_composed([result(f"{a} + {a} = B") for a in "CDE"]) == (2, 2)
     now = store.get(job.id)

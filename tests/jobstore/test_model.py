@@ -120,7 +120,7 @@ def test_cancel_queued_job_and_finished_job(quiet: JobStore) -> None:
     assert result is not None and result[1] is True and result[0].state is State.CANCELED
     again = quiet.cancel(job.id)
     assert again is not None and again[1] is False and again[0].state is State.CANCELED
-    claim = Attempt(raw(quiet), quiet.settings, job.id).claim("test|x|1")
+    claim = Attempt(Handle.of(raw(quiet), quiet.settings), job.id).claim("test|x|1")
     assert claim.status == "done"  # the queued message, when delivered, never starts a search
 
 
@@ -128,12 +128,13 @@ def test_attempts_stale_writes_and_terminal_states(quiet: JobStore) -> None:
     """A newer attempt makes the older one stale; a finished job never changes again."""
     client, settings = raw(quiet), quiet.settings
     job = quiet.submit("enumerate", "AB + CD = EFG")
-    first = Attempt(client, settings, job.id)
+    first = Attempt(Handle.of(client, settings), job.id)
     first.width = 7
     assert first.claim("a|x|1").status == "run" and first.number == 1
-    assert Attempt(client, settings, job.id).claim("z|x|9").status == "busy"  # lease live
+    busy = Attempt(Handle.of(client, settings), job.id).claim("z|x|9")
+    assert busy.status == "busy"  # lease live
     assert first.write({"progress": "0.1"}, {}, "0123456", 1) is WRITTEN
-    second = Attempt(client, settings, job.id)
+    second = Attempt(Handle.of(client, settings), job.id)
     second.width = 7
     assert second.claim("b|x|2", force=True).status == "run" and second.number == 2
     assert quiet.solutions(job.id).total == 0  # type: ignore[union-attr]  # a new attempt starts from a clean list
@@ -159,23 +160,23 @@ def test_a_final_write_whose_reply_was_lost_is_written_when_resent(quiet: JobSto
     so the job's one ending is logged as what it is. Another run's is still refused."""
     client, settings = raw(quiet), quiet.settings
     job = quiet.submit("enumerate", "AB + CD = EFG")
-    run = Attempt(client, settings, job.id)
+    run = Attempt(Handle.of(client, settings), job.id)
     run.width = 7
     assert run.claim("a|x|1").status == "run"
     assert run.write({"found": "1"}, {}, "0123456", 1, final="succeeded") is WRITTEN
     assert run.write({"found": "1"}, {}, "0123456", 1, final="succeeded") is WRITTEN
     assert quiet.solutions(job.id).total == 1  # type: ignore[union-attr]  # stored once
     assert run.write({"found": "1"}, {}, "", 2) is REFUSED  # not running: nothing more
-    other = Attempt(client, settings, job.id)
+    other = Attempt(Handle.of(client, settings), job.id)
     other.claims = run.claims + 1
     assert other.write({}, {}, "", 1, final="succeeded") is REFUSED
     # A run with the same claim number (a claim lost in a failover handed it out twice) is
     # another run all the same: its final write is refused.
-    twin = Attempt(client, settings, job.id)
+    twin = Attempt(Handle.of(client, settings), job.id)
     twin.claims, twin.token = run.claims, f"{run.claims}:twin"
     assert twin.write({}, {}, "", 1, final="succeeded") is REFUSED
     canceled = quiet.submit("enumerate", "AB + CD = EFH")
-    lost = Attempt(client, settings, canceled.id)
+    lost = Attempt(Handle.of(client, settings), canceled.id)
     assert lost.claim("b|x|2").status == "run"
     client.hset(quiet.keys.job(canceled.id), "lease", "1")  # its worker lost...
     quiet.cancel(canceled.id)  # ...so the cancel ends it: not that run's own final write
@@ -188,14 +189,15 @@ def test_a_claim_whose_reply_was_lost_spends_no_attempt(quiet: JobStore) -> None
     first claim's number is stale. Another holder still finds the job busy."""
     client, settings = raw(quiet), quiet.settings
     job = quiet.submit("enumerate", "AB + CD = EFG")
-    lost, again = Attempt(client, settings, job.id), Attempt(client, settings, job.id)
+    handle = Handle.of(client, settings)
+    lost, again = Attempt(handle, job.id), Attempt(handle, job.id)
     assert lost.claim("a|x|1").status == "run" and lost.number == 1
     claim = again.claim("a|x|1")
     assert (claim.status, claim.attempt, again.claims) == ("run", 1, lost.claims + 1)
     assert lost.write({"progress": "0.5"}, {}, "", 1) is REFUSED
-    assert Attempt(client, settings, job.id).claim("b|x|2").status == "busy"
+    assert Attempt(Handle.of(client, settings), job.id).claim("b|x|2").status == "busy"
     for _ in range(settings.max_attempts + 1):  # retried as often as it takes
-        assert Attempt(client, settings, job.id).claim("a|x|1").attempt == 1
+        assert Attempt(Handle.of(client, settings), job.id).claim("a|x|1").attempt == 1
     assert quiet.get(job.id).attempt == 1  # type: ignore[union-attr]
 
 
@@ -206,11 +208,11 @@ def test_a_split_job_delivered_again_is_not_run_again(quiet: JobStore) -> None:
     client, settings = raw(quiet), quiet.settings
     job = quiet.submit("enumerate", "ABC + DEF = GHI")
     handle = Handle.of(client, settings)
-    first = Attempt(client, settings, job.id)
+    first = Attempt(handle, job.id)
     assert first.claim("a|x|1").status == "run"
     assert shards.split(handle, first, job.id, [((1,), 0.5), ((2,), 0.5)]) == "split"
     shards.release(handle, first, job.id)
-    claim = Attempt(client, settings, job.id).claim("b|x|2", mode=Mode.ENUMERATE)
+    claim = Attempt(handle, job.id).claim("b|x|2", mode=Mode.ENUMERATE)
     assert (claim.status, claim.attempt) == ("done", 1)
     assert client.hget(quiet.keys.job(job.id), "attempt") == "1"
 
@@ -219,7 +221,7 @@ def test_cap_truncates_and_pages(quiet: JobStore) -> None:
     """Beyond the cap the list stops growing and is marked truncated; reads are paged."""
     client, settings = raw(quiet), quiet.settings  # cap is 100 here
     job = quiet.submit("enumerate", "ABC + DEF = GHI")
-    attempt = Attempt(client, settings, job.id)
+    attempt = Attempt(Handle.of(client, settings), job.id)
     attempt.claim("a|x|1")
     attempt.width = 9
     batch = "".join(f"{n:09d}" for n in range(70))
@@ -234,9 +236,10 @@ def test_attempts_are_capped(quiet: JobStore) -> None:
     """After max_attempts deliveries the job fails instead of looping."""
     client, settings = raw(quiet), quiet.settings
     job = quiet.submit("solve", "SEND + MORE = MONEY")
+    handle = Handle.of(client, settings)
     for number in range(1, settings.max_attempts + 1):
-        assert Attempt(client, settings, job.id).claim("a|x|1", force=True).attempt == number
-    claim = Attempt(client, settings, job.id).claim("a|x|1", force=True)
+        assert Attempt(handle, job.id).claim("a|x|1", force=True).attempt == number
+    claim = Attempt(handle, job.id).claim("a|x|1", force=True)
     assert claim.status == "failed"
     failed = quiet.get(job.id)
     assert (
@@ -247,7 +250,7 @@ def test_attempts_are_capped(quiet: JobStore) -> None:
 def test_every_key_has_a_ttl(quiet: JobStore) -> None:
     """Every key the model wrote under its prefix expires (TTL > 0)."""
     job = quiet.submit("enumerate", "ABC + DEF = GHI")
-    attempt = Attempt(raw(quiet), quiet.settings, job.id)
+    attempt = Attempt(Handle.of(raw(quiet), quiet.settings), job.id)
     attempt.claim("a|x|1")
     attempt.width = 9
     attempt.write({"found": "1"}, {"A:1": "1"}, "123456789", 1)
@@ -274,7 +277,7 @@ def test_health_without_workers(quiet: JobStore) -> None:
 def test_succeeded_job_is_reused_but_not_a_cancelled_one(quiet: JobStore) -> None:
     """Within its TTL a succeeded job answers an identical submission; a cancelled one not."""
     job = quiet.submit("solve", "SEND + MORE = MONEY")
-    attempt = Attempt(raw(quiet), quiet.settings, job.id)
+    attempt = Attempt(Handle.of(raw(quiet), quiet.settings), job.id)
     attempt.claim("a|x|1")
     attempt.width = 8
     assert attempt.write({"solution": "75160892"}, {}, "75160892", 1, final="succeeded") is WRITTEN
@@ -290,8 +293,9 @@ def test_attempt_past_the_hard_limit_fails_the_job(quiet: JobStore) -> None:
     """A redelivered job whose attempt outlived the hard limit ends failed "time limit"."""
     job = quiet.submit("enumerate", "ABC + DEF = GHI")
     client = raw(quiet)
-    assert Attempt(client, quiet.settings, job.id).claim("a|x|1").status == "run"
-    claim = Attempt(client, quiet.settings, job.id).claim("b|x|2", force=True, hard_limit=0.0)
+    assert Attempt(Handle.of(client, quiet.settings), job.id).claim("a|x|1").status == "run"
+    forced = Attempt(Handle.of(client, quiet.settings), job.id)
+    claim = forced.claim("b|x|2", force=True, hard_limit=0.0)
     failed = quiet.get(job.id)
     assert claim.status == "failed" and failed is not None
     assert (failed.state, failed.error, failed.attempt) == (State.FAILED, "time limit", 1)
@@ -330,7 +334,8 @@ def test_a_claim_lost_in_a_failover_and_made_again_leaves_the_first_run_stale(
     job = quiet.submit("enumerate", "AB + CD = EFG")
     key = quiet.keys.job(job.id)
     before = client.hgetall(key)  # all the promoted replica has of it
-    first, second = Attempt(client, settings, job.id), Attempt(client, settings, job.id)
+    handle = Handle.of(client, settings)
+    first, second = Attempt(handle, job.id), Attempt(handle, job.id)
     first.width = second.width = 7
     assert first.claim("a|x|1").status == "run"
     client.delete(key)

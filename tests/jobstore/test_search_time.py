@@ -11,6 +11,7 @@ import redis
 
 from jobstore import JobStore, Keys, Mode, Settings, State
 from jobstore.attempt import Attempt
+from jobstore.handle import Handle
 from jobstore.shards import shard_id
 from jobstore.transitions import Written
 
@@ -40,12 +41,12 @@ def test_downtime_longer_than_the_hard_limit_is_no_time_limit(
     checkpoint; the claim's own clock is no limit."""
     store, client = setup(fresh_settings, store_factory)
     job = store.submit("enumerate", "ABC + DEF = GHI")
-    attempt = Attempt(client, store.settings, job.id)
+    attempt = Attempt(Handle.of(client, store.settings), job.id)
     assert attempt.claim("a|x|1").status == "run"
     attempt.width = 9
     assert attempt.write({"ran": "1.0", "cp": "0:0:0", "cp_ran": "1.0"}, {}, "", 1) is WRITTEN
     lost_run(client, store, job.id, run_started=time.time() - 101)
-    claim = Attempt(client, store.settings, job.id).claim("b|x|2", hard_limit=8.0)
+    claim = Attempt(Handle.of(client, store.settings), job.id).claim("b|x|2", hard_limit=8.0)
     assert (claim.status, claim.attempt) == ("run", 2), claim
     assert claim.record["ran"] == "1.0"
 
@@ -58,13 +59,13 @@ def test_a_takeover_ends_the_job_when_its_search_time_is_used_up(
     store, client = setup(fresh_settings, store_factory)
     for fields in ({"ran": 4.0}, {"run_started": time.time() - 120, "ran": 0.5}):
         job = store.submit("enumerate", "ABC + DEF = GHI", {"base": 11 + len(fields)})
-        assert Attempt(client, store.settings, job.id).claim("a|x|1").status == "run"
+        assert Attempt(Handle.of(client, store.settings), job.id).claim("a|x|1").status == "run"
         if "run_started" in fields:  # its last write 9.9 s after it started (hard limit: 10)
             fields["lease"] = fields["run_started"] + 9.9 + store.settings.lease_seconds
         client.hset(Keys(store.settings.key_prefix).job(job.id), mapping=fields)
         if "lease" not in fields:
             lost_run(client, store, job.id)
-        taker = Attempt(client, store.settings, job.id)
+        taker = Attempt(Handle.of(client, store.settings), job.id)
         claim = taker.claim("b|x|2", force=True, hard_limit=10, mode=Mode.ENUMERATE)
         failed = store.get(job.id)
         assert claim.status == "failed" and failed is not None, claim
@@ -90,7 +91,7 @@ def test_shards_add_their_search_time_up_in_their_parent(
             "parent_key": parent_key,
         })  # fmt: skip
     client.hset(parent_key, mapping={"state": "running", "shards": 2, "ran": 0, "stored_all": 0})
-    first, second = (Attempt(client, store.settings, sid) for sid in shards)
+    first, second = (Attempt(Handle.of(client, store.settings), sid) for sid in shards)
     for attempt in (first, second):
         assert attempt.claim("a|x|1").status == "run"
         attempt.width = 9
@@ -100,14 +101,15 @@ def test_shards_add_their_search_time_up_in_their_parent(
     assert first.write({"ran": "2.0"}, {}, "", 2) is WRITTEN and first.job_ran == 3.0
     # The first shard's worker is lost: its next run resumes at its checkpoint (1.0 s).
     lost_run(client, store, shards[0])
-    again = Attempt(client, store.settings, shards[0]).claim("b|x|2")
+    again = Attempt(Handle.of(client, store.settings), shards[0]).claim("b|x|2")
     assert again.status == "run" and again.record["ran"] == "1.0"
     assert float(client.hget(parent_key, "ran") or 0) == 2.0
     # Search time reaches the job's limit (4 s) on the second shard; the first one's run is
     # lost again: its takeover ends it failed "time limit" without another attempt.
     assert second.write({"ran": "3.0"}, {}, "", 2) is WRITTEN and second.job_ran == 4.0
     lost_run(client, store, shards[0])
-    claim = Attempt(client, store.settings, shards[0]).claim("c|x|3", mode=Mode.ENUMERATE)
+    third = Attempt(Handle.of(client, store.settings), shards[0])
+    claim = third.claim("c|x|3", mode=Mode.ENUMERATE)
     assert (claim.status, claim.attempt) == ("failed", 2), claim
     assert client.hmget(keys.job(shards[0]), "state", "error") == ["failed", "time limit"]
 

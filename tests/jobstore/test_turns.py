@@ -16,6 +16,7 @@ import redis
 
 from jobstore import JobStore, Mode, Settings
 from jobstore.attempt import Attempt
+from jobstore.handle import Handle
 from jobstore.model import BIG, TURNS
 
 SMALL = [("SEND + MORE = MONEY", {"base": base}) for base in range(10, 20)]
@@ -64,7 +65,7 @@ def test_a_job_no_longer_waiting_leaves_its_clients_count(quiet: JobStore) -> No
     assert (first.lane, second.lane) == (0, 1)
     quiet.cancel(first.id)
     assert quiet.submit("solve", *SMALL[2], client="c").lane == 1  # only the second waits
-    Attempt(raw(quiet), quiet.settings, second.id).claim("test|x|1", mode=Mode.SOLVE)
+    Attempt(Handle.of(raw(quiet), quiet.settings), second.id).claim("test|x|1", mode=Mode.SOLVE)
     assert quiet.submit("solve", *SMALL[3], client="c").lane == 1  # only the third waits
 
 
@@ -78,7 +79,7 @@ def test_yields_take_their_clients_turn_and_a_misjudged_client_waits_one_more(
     jobs = [quiet.submit("solve", *SMALL[i], client="m") for i in range(3)]
     lanes = []
     for job in jobs[:2]:
-        attempt = Attempt(client, quiet.settings, job.id)
+        attempt = Attempt(Handle.of(client, quiet.settings), job.id)
         assert attempt.claim("test|x|1", mode=Mode.SOLVE).status == "run"
         assert attempt.put_back(
             Mode.SOLVE, TURNS, front=False, reason="yielded", client="m", misjudged=True
@@ -89,7 +90,7 @@ def test_yields_take_their_clients_turn_and_a_misjudged_client_waits_one_more(
     assert quiet.submit("solve", *SMALL[5], client="fresh").lane == 0
     # m's next small job: to the big jobs' band, a turn back (none of m's waits there yet).
     assert quiet.submit("solve", *SMALL[6], client="m").lane == BIG + 1
-    stopping = Attempt(client, quiet.settings, jobs[2].id)
+    stopping = Attempt(Handle.of(client, quiet.settings), jobs[2].id)
     assert stopping.claim("test|x|1", mode=Mode.SOLVE).status == "run"
     assert stopping.put_back(Mode.SOLVE, 0, front=True, reason="stopped", client="m")
     assert message_lane(quiet, jobs[2].id) == (0, 0)
