@@ -1,6 +1,7 @@
 """The one job model: states, modes (with their queue and task), the record, compact solutions.
 
-How a record is laid out in Redis is in jobstore/keys.py; Job.from_hash reads one.
+How a record is laid out in Redis is in jobstore/keys.py; Job.from_hash reads one, and a run
+reads its Checkpoint from it and writes its Progress to it: no worker spells a field's name.
 """
 
 from __future__ import annotations
@@ -249,6 +250,71 @@ class Job:
             "deleted": iso(self.deleted),
             "clients": self.clients,
         }
+
+
+# The progress fields a checkpoint saves a copy of (cp_*): what the next claim sets back.
+CHECKPOINTED = ("progress", "nodes", "ran", "found")
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Where a claimed run resumes, read from the record its claim returned (claim.lua set its
+    progress, nodes, found and ran back to what the last checkpoint's write showed)."""
+
+    position: str = ""  # `cp`: the run's own text of where it stood ("": it starts over)
+    ran: float = 0.0  # `ran`: search time before this run
+    stored: int = 0  # `stored_count`: solutions already handed to Redis for storing
+
+    @classmethod
+    def of(cls, record: Mapping[str, str]) -> Checkpoint:
+        """The checkpoint in a claimed job's record."""
+        ran, stored = float(record.get("ran") or 0), int(record.get("stored_count") or 0)
+        return cls(record.get("cp") or "", ran, stored)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A run's progress as one of its writes stores it in the record (update.lua).
+
+    With a `checkpoint` (every write of a run but its final one) it carries the ETA too and
+    saves the checkpoint: the next claim resumes from that position with exactly the progress,
+    nodes, ran and found this write shows.
+    """
+
+    progress: float
+    nodes: int
+    found: int
+    ran: float  # search time so far (stored to the millisecond)
+    checkpoint: str | None = None  # the position to resume from (Checkpoint.position)
+    eta: float | None = None
+    limit_at: float | None = None
+    solution: str | None = None  # a solve job's compact solution (its final write)
+    error: str | None = None  # why the job failed (its final write)
+
+    def fields(self) -> dict[str, str]:
+        """The record's fields this write sets."""
+        fields = {
+            "progress": repr(self.progress),
+            "nodes": str(self.nodes),
+            "found": str(self.found),
+            "ran": repr(round(self.ran, 3)),
+        }
+        if self.checkpoint is not None:
+            fields["eta"] = "" if self.eta is None else repr(round(self.eta, 3))
+            fields["limit_at"] = "" if self.limit_at is None else repr(self.limit_at)
+            fields["cp"] = self.checkpoint
+            fields.update({f"cp_{name}": fields[name] for name in CHECKPOINTED})
+        if self.solution is not None:
+            fields["solution"] = self.solution
+        if self.error is not None:
+            fields["error"] = self.error
+        return fields
+
+
+def found_fields(found: int) -> dict[str, str]:
+    """The fields of a write carrying a batch of solutions alone: how many were found up to
+    it (stored never passes found)."""
+    return {"found": str(found)}
 
 
 @dataclass

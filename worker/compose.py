@@ -33,7 +33,7 @@ from jobstore.connection import UNREACHABLE
 from jobstore.handle import Handle
 from jobstore.lanes import misjudged as was_misjudged
 from jobstore.lanes import yielding_lanes
-from jobstore.model import TURNS
+from jobstore.model import TURNS, Checkpoint, Progress
 from jobstore.transitions import Written
 
 from .run import (
@@ -77,11 +77,12 @@ class ComposeRun:
         # A shard's range of the sets of addends (its prefix), else every one of them.
         self.first, self.end = (job.prefix[0], job.prefix[1]) if job.parent else (0, self.total)
         attempt.yield_to_lanes_of(job.mode)
-        resumed = bool(record.get("cp"))
-        self.start = int(record["cp"]) if resumed else self.first
+        checkpoint = Checkpoint.of(record)
+        resumed = bool(checkpoint.position)
+        self.start = int(checkpoint.position) if resumed else self.first
         self.tally = Tally(position=self.start)
         self.searched_before = int(job.nodes) if resumed else 0
-        self.ran_before = float(record.get("ran") or 0) if resumed else 0.0
+        self.ran_before = checkpoint.ran if resumed else 0.0
         self.stored = job.solutions_found if resumed else 0
         self.pending: list[tuple[str, str]] = []
         # A resumed run's `found` is its checkpoint's: its first write reads what is stored.
@@ -157,24 +158,17 @@ class ComposeRun:
     def fields(self, final: str) -> dict[str, str]:
         """Progress fields of the record as they stand now, with the checkpoint."""
         progress = 1.0 if final == State.SUCCEEDED and not self.full else self.progress
-        fields = {
-            "progress": repr(progress),
-            "nodes": str(self.searched_before + self.tally.searched),
-            # One found past the cap counts: found > stored says the list was cut (as an
-            # enumeration's does; finish.lua reads a sharded job's cut from it).
-            "found": str(self.stored + (1 if self.full else 0)),
-            "ran": repr(round(self.ran_before + time.monotonic() - self.started, 3)),
-        }
-        if not final:
+        nodes = self.searched_before + self.tally.searched
+        # One found past the cap counts: found > stored says the list was cut (as an
+        # enumeration's does; finish.lua reads a sharded job's cut from it).
+        found = self.stored + (1 if self.full else 0)
+        ran = self.ran_before + time.monotonic() - self.started
+        if not final:  # with its checkpoint: what the next claim sets back
             eta, limit_at = self.estimate(progress)
-            fields["eta"] = "" if eta is None else repr(round(eta, 3))
-            fields["limit_at"] = "" if limit_at is None else repr(limit_at)
-            fields["cp"] = str(self.tally.position)
-            # What the next claim sets back: exactly what this write shows.
-            fields.update({f"cp_{k}": fields[k] for k in ("progress", "nodes", "ran", "found")})
-        if final == State.FAILED:
-            fields["error"] = TIME_LIMIT
-        return fields
+            position = str(self.tally.position)
+            return Progress(progress, nodes, found, ran, position, eta, limit_at).fields()
+        error = TIME_LIMIT if final == State.FAILED else None
+        return Progress(progress, nodes, found, ran, error=error).fields()
 
     def estimate(self, progress: float) -> tuple[float | None, float | None]:
         """(ETA in seconds at this run's pace, epoch time the time limit stops the job when

@@ -29,7 +29,7 @@ from jobstore.attempt import Attempt
 from jobstore.connection import UNREACHABLE, OutOfMemory
 from jobstore.lanes import misjudged as was_misjudged
 from jobstore.lanes import yielding_lanes
-from jobstore.model import FIRST, TURNS, band_of
+from jobstore.model import FIRST, TURNS, Checkpoint, Progress, band_of, found_fields
 from jobstore.transitions import Written
 
 from .cursor import Cursor, Position
@@ -94,7 +94,8 @@ class Run:
         self.letters = "".join(self.puzzle.letters)
         attempt.width = len(self.letters)
         attempt.yield_to_lanes_of(job.mode)
-        resume = Position.parse(record.get("cp", ""), self.puzzle, job.prefix)
+        checkpoint = Checkpoint.of(record)
+        resume = Position.parse(checkpoint.position, self.puzzle, job.prefix)
         share = job.share if job.parent else 1.0
         # Estimated small when it was submitted (its band is FIRST's).
         small = band_of(job.lane)[0] == FIRST and not job.parent
@@ -108,9 +109,9 @@ class Run:
         self.inflight: list[tuple[int, str, int]] = []  # (seq, batch, found up to it)
         self.seq = 0
         self.found = job.solutions_found if resume is not None else 0
-        self.kept = int(record.get("stored_count") or 0)  # handed to Redis for storing
+        self.kept = checkpoint.stored  # handed to Redis for storing
         self.nodes_before = job.nodes if resume is not None else 0
-        self.searched_before = float(record.get("ran") or 0) if resume is not None else 0.0
+        self.searched_before = checkpoint.ran if resume is not None else 0.0
         self.first: str = ""
         self.outcome: Outcome | None = None
         self.rate: float | None = None  # progress per second, smoothed
@@ -267,24 +268,15 @@ class Run:
         progress = 1.0 if final == State.SUCCEEDED else self.progress
         # A piece's partial count only at the end: a resumed run counts that piece again.
         found = self.found + (self.cursor.partial if final else 0)
-        fields = {
-            "progress": repr(progress),
-            "nodes": str(self.nodes_before + self.cursor.nodes),
-            "found": str(found),
-            "ran": repr(round(self.searched, 3)),
-        }
-        if not final:
+        nodes, ran = self.nodes_before + self.cursor.nodes, self.searched
+        if not final:  # with its checkpoint: what the next claim sets back
             eta, limit_at = self.estimate(progress)
-            fields["eta"] = "" if eta is None else repr(round(eta, 3))
-            fields["limit_at"] = "" if limit_at is None else repr(limit_at)
-            fields["cp"] = self.cursor.position().text()
-            # What the next claim sets back: exactly what this write shows.
-            fields.update({f"cp_{k}": fields[k] for k in ("progress", "nodes", "ran", "found")})
-        if final == State.SUCCEEDED and self.job.mode is Mode.SOLVE:
-            fields["solution"] = self.first
-        if final == State.FAILED:
-            fields["error"] = TIME_LIMIT
-        return fields
+            position = self.cursor.position().text()
+            return Progress(progress, nodes, found, ran, position, eta, limit_at).fields()
+        solved = final == State.SUCCEEDED and self.job.mode is Mode.SOLVE
+        solution = self.first if solved else None
+        error = TIME_LIMIT if final == State.FAILED else None
+        return Progress(progress, nodes, found, ran, solution=solution, error=error).fields()
 
     def estimate(self, progress: float) -> tuple[float | None, float | None]:
         """(ETA in seconds, epoch time the time limit stops the job when it comes first).
@@ -349,7 +341,7 @@ class Run:
             for index, (seq, items, found) in enumerate(batches):
                 last = index == len(batches) - 1
                 # Each batch goes with the count of solutions up to it: stored <= found.
-                fields = self.fields(final) if progress_due and last else {"found": str(found)}
+                fields = self.fields(final) if progress_due and last else found_fields(found)
                 grid = self.grid_changes() if progress_due and last else {}
                 status = self.attempt.write(
                     fields, grid, items, seq, final if last else "", self.yield_to if last else 0

@@ -23,6 +23,7 @@ from jobstore import (
 )
 from jobstore.attempt import Attempt
 from jobstore.handle import Handle
+from jobstore.model import Checkpoint, Progress
 from jobstore.sweep import resend_lost
 from jobstore.transitions import Written
 from tests.support.chaos import wait_until
@@ -72,6 +73,22 @@ def test_encoding_round_trip() -> None:
     """Compact solutions use one base-36 character per letter."""
     assert encode((9, 5, 35, 0)) == "95z0"
     assert decode("ABCD", "95z0") == {"A": 9, "B": 5, "C": 35, "D": 0}
+
+
+def test_a_checkpoint_write_saves_what_the_next_claim_reads_back() -> None:
+    """A write with a checkpoint saves copies of its progress (cp_*) for the next claim; a
+    final one carries no ETA and no checkpoint."""
+    going = Progress(0.5, 10, 2, 1.23456, "0:0:0", eta=None, limit_at=7.5).fields()
+    assert going == {
+        "progress": "0.5", "nodes": "10", "found": "2", "ran": "1.235", "eta": "",
+        "limit_at": "7.5", "cp": "0:0:0", "cp_progress": "0.5", "cp_nodes": "10",
+        "cp_ran": "1.235", "cp_found": "2",
+    }  # fmt: skip
+    ended = Progress(1.0, 12, 3, 2.0, solution="0123").fields()
+    assert ended == dict(progress="1.0", nodes="12", found="3", ran="2.0", solution="0123")
+    record = {"cp": "0:0:0", "ran": "1.5", "stored_count": "4"}
+    assert Checkpoint.of(record) == Checkpoint("0:0:0", 1.5, 4)
+    assert Checkpoint.of({}) == Checkpoint()
 
 
 def test_submit_validates_and_queues_nothing_on_error(quiet: JobStore) -> None:
