@@ -23,6 +23,7 @@ from .rates import Rate, rate_keys
 from .settings import Settings
 from .shards import shard_id
 from .store import JobStore
+from .transitions import Requeued
 from .workers import alive_since, count_workers
 
 SCAN_BATCH = 200  # ids read per round trip while listing
@@ -129,23 +130,24 @@ def _merged(store: JobStore, record: dict[str, str]) -> dict[str, str]:
     return merged(store.handle, record)
 
 
-def requeue(store: JobStore, job_id: str) -> tuple[str, str]:
-    """Start a failed job over under the same id: ('requeued', mode) or (why not, state)."""
+def requeue(store: JobStore, job_id: str) -> tuple[Requeued, str]:
+    """Start a failed job over under the same id: (REQUEUED, mode) or (why not, state)."""
     for _ in range(3):
         fields = store.redis.hmget(store.keys.job(job_id), "mode", "shards", "dedup", "lane")
         mode, shards, dedup, lane = fields
         if mode is None:
-            return "gone", ""
+            return Requeued.GONE, ""
         ids = [shard_id(job_id, i) for i in range(int(shards or 0))]
         message = task_message(Mode(mode), job_id, store.settings.ttl, int(lane or 0))
         requeue = transitions.Requeue(
             store.keys, job_id, Mode(mode), int(lane or 0), dedup or "", ids, shards or "",
             time.time(), message, store.settings.ttl,
         )  # fmt: skip
-        status, detail = store.scripts.call(requeue)
-        if status != "changed":
-            return str(status), str(detail)
-    return "changed", ""
+        found, detail = store.scripts.call(requeue)
+        status = Requeued(found)
+        if status is not Requeued.CHANGED:
+            return status, str(detail)
+    return Requeued.CHANGED, ""
 
 
 def running_by_holder(store: JobStore) -> dict[str, list[dict[str, Any]]]:

@@ -18,7 +18,7 @@ from .handle import Handle
 from .lanes import MISJUDGED_MEMORY, turn_keys
 from .messages import task_message
 from .model import CHUNK, Mode
-from .transitions import Claimed, Written
+from .transitions import Claimed, Kept, Written
 
 
 @dataclass(frozen=True)
@@ -130,17 +130,17 @@ class Attempt:
             self.job_ran = float(job_ran)
         return Written.of(int(status))
 
-    def store_composed(self, found: list[tuple[str, str]]) -> tuple[int, int]:
+    def store_composed(self, found: list[tuple[str, str]]) -> tuple[Kept, int]:
         """Store a compose run's results, each once by its puzzle text, within the job's cap
-        and its client's budget (compose.lua): (0 refused, 1 written, 2 one found no room:
-        truncated; results stored in all)."""
+        and its client's budget (compose.lua): (refused, written, or truncated: one found no
+        room; results stored in all)."""
         settings = self.settings
         store = transitions.Compose(
             self.names, self.job_id, self.guard, settings.ttl, settings.max_compose_results,
             settings.max_stored_per_client, found,
         )  # fmt: skip
         status, stored = self.scripts.call(store)
-        return int(status), int(stored)
+        return Kept(int(status)), int(stored)
 
     def renew(self) -> bool:
         """Renew the run's lease alone (renew.lua, run even at Redis's memory limit): a run

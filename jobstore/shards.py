@@ -40,7 +40,7 @@ from .handle import Handle
 from .keys import Keys
 from .lanes import turn_keys
 from .messages import task_message
-from .model import CHUNK, TERMINAL, TURNS, Mode
+from .model import CHUNK, TERMINAL, TURNS, Mode, State
 from .transitions import CancelFound, Dispatched, Sharded
 
 SHARD_FIELDS = ("state", "progress", "nodes", "found", "share", "truncated_reason")
@@ -289,7 +289,7 @@ def settle(handle: Handle, job_id: str, outcome: str) -> str:
     parent = parent_of(job_id)
     if parent is None:
         return ""
-    if outcome == "failed":
+    if outcome == State.FAILED:  # a run's Outcome, or a Claimed
         stop(handle, parent, user=False)
     state = finish(handle, parent)
     if state == "running":

@@ -1,13 +1,13 @@
 """Every Lua transition as a call with named fields, and the replies callers decide on.
 
-Each class is one script of lua_scripts/ (its `script`): its fields name what the script
-needs, and keys() and argv() lay them out in the order the script's header documents, here and
-nowhere else. Scripts.call(transition) runs one (lua.py). Replies a caller decides on are
-enums next to their script's class (Created, Claimed, Written, Sharded, Dispatched, Resent,
-Deleted, Withdrawn, Explained, ExplainClaimed): what a script can answer is listed in one
-place, and the store function running it returns the member. One convention for a refusal:
-a client that holds no share of a job is answered FORBIDDEN by the script (delete, withdraw)
-and told by the exception holders.NotHeld, never by a string.
+Each class is one script of lua_scripts/ (its `script`): its fields name what the script needs,
+and keys() and argv() lay them out in the order the script's header documents, here and nowhere
+else. Scripts.call(transition) runs one (lua.py). Replies a caller decides on are enums next to
+their script's class (Created, Claimed, Written, Kept, Sharded, Dispatched, Resent,
+CancelFound, Deleted, Withdrawn, Requeued, Explained, ExplainClaimed): what a script can answer
+is listed in one place, and the store function running it returns the member. One convention
+for a refusal: a client that holds no share of a job is answered FORBIDDEN by the script
+(delete, withdraw) and told by the exception holders.NotHeld, never by a string.
 """
 
 from __future__ import annotations
@@ -469,11 +469,18 @@ class Beat(Transition):
                 "1" if self.withdraw else ""]  # fmt: skip
 
 
+class Kept(IntEnum):
+    """What compose.lua did with a compose run's new results (the status of its reply)."""
+
+    REFUSED = 0  # the run no longer holds the job: it writes nothing more
+    WRITTEN = 1
+    TRUNCATED = 2  # one found no room (the job's cap, or its client's budget)
+
+
 @dataclass(frozen=True)
 class Compose(Transition):
     """Store a compose run's new results, each once by its puzzle text, within the job's cap
-    and its client's budget: [status, stored] (0 refused: the run no longer holds the job; 1
-    written; 2 one found no room: truncated)."""
+    and its client's budget: [a Kept, results stored in all]."""
 
     script: ClassVar[str] = "compose"
     at: Keys
@@ -591,9 +598,18 @@ class Withdraw(Transition):
         return [self.holder]
 
 
+class Requeued(StrEnum):
+    """What requeue.lua did with an operator's re-queue of a job."""
+
+    REQUEUED = "requeued"  # detail: its mode
+    GONE = "gone"
+    NOT_FAILED = "not-failed"  # only a failed job starts over (detail: its state)
+    CHANGED = "changed"  # its shards changed since the caller read them: read them again
+
+
 @dataclass(frozen=True)
 class Requeue(Transition):
-    """An operator starts a failed job over under its id: [changed | why not, detail]."""
+    """An operator starts a failed job over under its id: [a Requeued, detail]."""
 
     script: ClassVar[str] = "requeue"
     at: Keys

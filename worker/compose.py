@@ -34,7 +34,7 @@ from jobstore.handle import Handle
 from jobstore.lanes import misjudged as was_misjudged
 from jobstore.lanes import yielding_lanes
 from jobstore.model import TURNS, Checkpoint, Progress
-from jobstore.transitions import Written
+from jobstore.transitions import Kept, Written
 
 from .run import (
     CANCELED,
@@ -55,7 +55,6 @@ log = logging.getLogger(__name__)
 
 # CPU seconds the explanation that rates a result may take (as `alphametic compose` does).
 RATE_SECONDS = 1.0
-TRUNCATED = 2  # compose.lua: a new result found no room under the cap
 # Candidates (searched or pruned) a worker goes through per second, rating its results
 # included, about: 140,000 on the native core for the 150 most frequent English words (ja and
 # th lists, with fewer results, go 2.5-10x faster; the pure-Python engine is slower, so its
@@ -194,11 +193,11 @@ class ComposeRun:
             if self.pending or not self.synced:
                 status, self.stored = self.attempt.store_composed(self.pending)
                 self.synced = True
-                if status == 0:
+                if status is Kept.REFUSED:
                     self.outcome = STALE
                     return True
                 self.pending.clear()
-                self.full = self.full or status == TRUNCATED
+                self.full = self.full or status is Kept.TRUNCATED
             if self.full and not final:
                 return True  # the run ends now: its final write follows
             written = self.attempt.write(self.fields(final), {}, "", 0, final, self.yield_to)
