@@ -30,7 +30,8 @@ from .handle import Handle
 from .messages import task_message
 from .model import BIG, FIRST, Mode, band_of
 from .rates import Rate
-from .transitions import ExplainClaimed, Explained
+from .transitions import ExplainClaimed
+from .transitions import Explained as Explained  # what the web compares a request's status with
 
 if TYPE_CHECKING:
     from .store import JobStore

@@ -20,7 +20,7 @@ from alphametic.explain.languages import TABLES
 from alphametic.explain.text import ENGLISH, render
 from alphametic.explain.walkthrough import Explanation
 from jobstore import Job, Mode, RateLimited, Unavailable, explanations
-from jobstore.explanations import Asked
+from jobstore.explanations import Asked, Explained
 from web.api.jobs import wait_arg
 from web.clients import client_id, rates
 from web.errors.problems import ApiProblem
@@ -72,7 +72,7 @@ def page_explanation(job: Job) -> dict[str, Any] | None:
     if not job.done:
         return None
     asked = _page_asked(job)
-    if asked is None or asked.status in ("gone", "failed"):
+    if asked is None or asked.status in (Explained.GONE, Explained.FAILED):
         return None
     if asked.body is None:
         return {"pending": asked.retry_after, "poll": _poll_url(job)}
@@ -110,8 +110,8 @@ def explain_job(job_id: str) -> Response:
     if job is not None and job.mode is Mode.COMPOSE:
         detail = f"Job '{job_id}' composes puzzles: each of its results has its own explanation."
         raise ApiProblem(404, detail, slug="not-found", field="id")
-    asked = ask(job, wait) if job is not None else Asked("gone")
-    if job is None or asked.status == "gone":
+    asked = ask(job, wait) if job is not None else Asked(Explained.GONE)
+    if job is None or asked.status == Explained.GONE:
         raise ApiProblem(
             404, f"No job with id '{job_id}' (it may have expired).", slug="unknown-job"
         )
@@ -128,9 +128,9 @@ def _unfinished(job_id: str, asked: Asked) -> Response:
     """The answer while the explanation is not ready: 202, or why it is not being made (the
     job named by its canonical id)."""
     retry = {"Retry-After": str(asked.retry_after)}
-    if asked.status == "limited":
+    if asked.status == Explained.LIMITED:
         raise RateLimited(rates(), asked.retry_after)
-    if asked.status == "busy":
+    if asked.status == Explained.BUSY:
         raise ApiProblem(
             429,
             "One explanation at a time per client: another one you asked for is being worked "
@@ -139,7 +139,7 @@ def _unfinished(job_id: str, asked: Asked) -> Response:
             field="job_id",
             headers=retry,
         )
-    if asked.status == "failed":
+    if asked.status == Explained.FAILED:
         raise ApiProblem(
             500, "The explainer failed on this puzzle.", slug="explanation-failed", field="job_id"
         )
