@@ -6,10 +6,7 @@ same explanations; and the process-wide cache of those looks changes no explanat
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,7 +18,8 @@ from alphametic import parse
 from alphametic.explain import columns, native, remainders
 from alphametic.explain.walkthrough import Explanation, explain
 from alphametic.linear.native import ENV, is_built
-from tests.support.engines import EXPECTED
+from tests.support import engines
+from tests.support.engines import EXPECTED, without_core
 
 ROOT = Path(__file__).resolve().parents[2]
 CALIBRATION = ROOT / "tests" / "data" / "difficulty-calibration.json"
@@ -50,19 +48,14 @@ def texts() -> list[str]:
 @contextmanager
 def on(engine: str) -> Iterator[None]:
     """Run the block on one engine, with the looks remembered so far forgotten."""
-    previous = os.environ.get(ENV)
-    os.environ[ENV] = engine
     columns._look.cache_clear()
     remainders._mod_look.cache_clear()
     try:
-        yield
+        with engines.on(engine):
+            yield
     finally:
         columns._look.cache_clear()
         remainders._mod_look.cache_clear()
-        if previous is None:
-            os.environ.pop(ENV, None)
-        else:
-            os.environ[ENV] = previous
 
 
 def shape(explanation: Explanation) -> tuple[Any, ...]:
@@ -227,20 +220,7 @@ def test_inputs_outside_the_core_run_in_python() -> None:
 
 def test_without_the_explain_core_everything_runs_on_python_and_says_so() -> None:
     # Only the explanations' core missing (a half-built install): "native" means every core.
-    hidden = "import sys; sys.modules['alphametic.explain._native'] = None; "
-    hidden += "from alphametic.cli.main import main; "
-    environ = {k: v for k, v in os.environ.items() if k != ENV}
-
-    def cli(args: str, **env: str) -> subprocess.CompletedProcess[str]:
-        code = hidden + f"sys.exit(main({args}))"
-        return subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            env=environ | env,
-            timeout=120,
-        )
-
+    cli = without_core("alphametic.explain._native")
     out = cli("['--version']")
     assert out.returncode == 0 and out.stdout.strip().endswith("(native core not built))")
     refused = cli("['solve', 'SEND + MORE = MONEY']", **{ENV: "native"})

@@ -9,8 +9,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 from typing import cast
@@ -24,7 +22,7 @@ from alphametic.cli.main import main
 from alphametic.linear import core
 from alphametic.linear.native import ENV, _core, cores, fits, is_built, native_batches
 from alphametic.linear.plan import forget_plans, plan_for
-from tests.support.engines import EXPECTED
+from tests.support.engines import EXPECTED, native_only, on
 from tests.support.strategies import puzzles
 from worker.cursor import Cursor, Position
 
@@ -51,24 +49,6 @@ EXTRA: list[tuple[str, dict[str, object]]] = [
     ("TWO + TWO = FOUR", {"leading_zeros": "allow"}),
     ("SEND + MORE = MONEY", {"fixed": {"E": 5}}),
 ]
-
-native_only = pytest.mark.skipif(
-    not is_built() and EXPECTED != "native", reason="the native core is not built"
-)
-
-
-@contextmanager
-def on(engine: str) -> Iterator[None]:
-    """Set ALPHAMETIC_ENGINE for the searches started inside the block."""
-    previous = os.environ.get(ENV)
-    os.environ[ENV] = engine
-    try:
-        yield
-    finally:
-        if previous is None:
-            os.environ.pop(ENV, None)
-        else:
-            os.environ[ENV] = previous
 
 
 def run(engine: str, puzzle: Puzzle, prefix: tuple[int, ...] = ()) -> tuple[list[object], int]:

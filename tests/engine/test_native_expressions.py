@@ -4,11 +4,6 @@ in the same order, the same node counts, resumable across engines, and which pla
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -16,11 +11,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from alphametic import Puzzle, PuzzleError, Search, parse
-from alphametic.linear.native import ENV, is_built
+from alphametic.linear.native import ENV
 from alphametic.steps import walker
 from alphametic.steps.native import fits
 from alphametic.steps.walker import Walk, model_for
-from tests.support.engines import EXPECTED
+from tests.support.engines import native_only, on, without_core
 from tests.support.strategies import expressions
 from worker.cursor import Cursor, Position
 
@@ -42,24 +37,6 @@ PUBLISHED = [
     "A * 0 = 0; A = B + 1",
     "A + 1 = A",
 ]
-
-native_only = pytest.mark.skipif(
-    not is_built() and EXPECTED != "native", reason="the native core is not built"
-)
-
-
-@contextmanager
-def on(engine: str) -> Iterator[None]:
-    """Set ALPHAMETIC_ENGINE for the searches started inside the block."""
-    previous = os.environ.get(ENV)
-    os.environ[ENV] = engine
-    try:
-        yield
-    finally:
-        if previous is None:
-            os.environ.pop(ENV, None)
-        else:
-            os.environ[ENV] = previous
 
 
 def run(
@@ -227,20 +204,7 @@ def test_a_hook_stops_the_native_step_search_and_sees_its_progress() -> None:
 
 def test_without_the_step_core_everything_runs_on_python_and_says_so() -> None:
     # Only the expression engine's core missing (a half-built install): "native" means both.
-    hidden = "import sys; sys.modules['alphametic.steps._native'] = None; "
-    hidden += "from alphametic.cli.main import main; "
-    environ = {k: v for k, v in os.environ.items() if k != ENV}
-
-    def cli(args: str, **env: str) -> subprocess.CompletedProcess[str]:
-        code = hidden + f"sys.exit(main({args}))"
-        return subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            env=environ | env,
-            timeout=120,
-        )
-
+    cli = without_core("alphametic.steps._native")
     out = cli("['--version']")
     assert out.returncode == 0 and out.stdout.strip().endswith("(native core not built))")
     solved = cli("['solve', '--count', 'TWO * TWO = SQUARE']")
