@@ -52,18 +52,14 @@ WAITED = PENDING | {Explained.BUSY}  # what ?wait= waits through
 class Asked:
     """What a request for an explanation got: its state, the body once done, when to ask again.
 
-    status: an Explained (done | failed | queued | running | busy: the client waits for
-    another one | limited: over the client's rates | gone: no such job); one given as its
-    string is made the member.
+    status: done | failed | queued | running | busy: the client waits for another one |
+    limited: over the client's rates | gone: no such job.
     """
 
-    status: str
+    status: Explained
     body: dict[str, Any] | None = None
     retry_after: int = 0
     error: str = ""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "status", Explained(self.status))
 
 
 def message_id(message: str) -> str:
