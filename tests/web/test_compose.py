@@ -89,6 +89,18 @@ def test_results_export_as_csv_and_json_lines(
     table = list(csv.DictReader(io.StringIO(text.split("\r\n", 1)[1])))
     assert {row["puzzle"] for row in table} == set(expected)
     assert all(row["difficulty_label"] for row in table)
+    # Exported by difficulty: the rows of the results' order, CSV and JSON Lines alike.
+    listed = client.get(f"{job['links']['results']}?order=hardest&limit=100").get_json()
+    hardest = [item["puzzle"] for item in listed["items"]]
+    assert hardest != [row["puzzle"] for row in rows]  # the order tells
+    text = client.get(f"/api/jobs/{job['id']}/export?format=csv&order=hardest").get_data(True)
+    assert [row["puzzle"] for row in csv.DictReader(io.StringIO(text.split("\r\n", 1)[1]))] == (
+        hardest
+    )
+    lines = client.get(f"/api/jobs/{job['id']}/export?format=jsonl&order=hardest").get_data(True)
+    assert [json.loads(line)["puzzle"] for line in lines.splitlines()] == hardest
+    bad = assert_problem(client.get(f"/api/jobs/{job['id']}/export?order=best"), 422)
+    assert bad["field"] == "order"
 
 
 AB = {"words": ["A", "B"]}

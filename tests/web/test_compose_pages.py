@@ -103,6 +103,8 @@ def test_the_job_page_lists_the_puzzles_by_difficulty_when_asked(
         current = re.search(r'<a href="([^"]*)" id="order-(\w+)" aria-current="true"', page)
         assert current and current.group(2) == order, order
         assert "ง่ายที่สุดก่อน" in page  # the choice in the page's language
+        if order != "found":  # the downloads follow the order shown
+            assert f"format=csv&amp;order={order}" in page, order
     expected = brute(SMALL, 2, 6, "multi-letter", 1)
     assert all(set(shown) == set(expected) for shown in listed.values())
     api = client.get(f"/api/jobs/{job_id}/results?order=easiest&limit=100").get_json()

@@ -17,7 +17,7 @@ from typing import Any
 from flask import Response
 
 from alphametic.render import digit_char
-from jobstore import Job, JobStore, Mode
+from jobstore import Job, JobStore, Mode, ResultOrder
 from jobstore.model import CHUNK, DIGITS
 
 FORMATS = {"csv": "text/csv", "jsonl": "application/jsonl"}
@@ -84,9 +84,16 @@ def jsonl_lines(job: Job, job_store: JobStore) -> Iterator[str]:
 COMPOSED_COLUMNS = ("puzzle", "solutions", "solution", "difficulty_score", "difficulty_label")
 
 
-def composed_rows(job_store: JobStore, job_id: str) -> Iterator[dict[str, Any]]:
-    """Yield every result a compose job had stored when the export began, in stored order."""
+def composed_rows(
+    job_store: JobStore, job_id: str, order: ResultOrder = ResultOrder.FOUND
+) -> Iterator[dict[str, Any]]:
+    """Yield every result a compose job had stored when the export began, in stored order or
+    by difficulty (read whole at once then: results stored meanwhile would move the order)."""
     _, end = job_store.composed(job_id, 0, 1)
+    if order is not ResultOrder.FOUND:
+        items, _ = job_store.composed(job_id, 0, max(end, 1), order)
+        yield from items[:end]
+        return
     for offset in range(0, end, CHUNK):
         items, _ = job_store.composed(job_id, offset, min(CHUNK, end - offset))
         yield from items
@@ -99,7 +106,7 @@ def _csv_row(values: list[Any]) -> str:
     return out.getvalue()
 
 
-def composed_csv(job: Job, job_store: JobStore) -> Iterator[str]:
+def composed_csv(job: Job, job_store: JobStore, order: ResultOrder) -> Iterator[str]:
     """A compose job's results as CSV: a comment line naming its options, a header, then one
     row per result (its solution as letter=digit pairs when it has only one)."""
     options = job.options
@@ -108,7 +115,7 @@ def composed_csv(job: Job, job_store: JobStore) -> Iterator[str]:
         f"zeros {options.get('leading_zeros')}; solutions {options.get('solutions')}\r\n"
     )
     yield _csv_row(list(COMPOSED_COLUMNS))
-    for item in composed_rows(job_store, job.id):
+    for item in composed_rows(job_store, job.id, order):
         solution = item.get("solution") or {}
         difficulty = item.get("difficulty") or {}
         pairs = " ".join(f"{letter}={digit_char(d)}" for letter, d in solution.items())
@@ -118,17 +125,20 @@ def composed_csv(job: Job, job_store: JobStore) -> Iterator[str]:
         )  # fmt: skip
 
 
-def composed_jsonl(job: Job, job_store: JobStore) -> Iterator[str]:
+def composed_jsonl(job: Job, job_store: JobStore, order: ResultOrder) -> Iterator[str]:
     """A compose job's results as JSON Lines: one result object a line, as the API pages them."""
-    for item in composed_rows(job_store, job.id):
+    for item in composed_rows(job_store, job.id, order):
         yield json.dumps(item, ensure_ascii=False) + "\n"
 
 
-def response(job_store: JobStore, job: Job, kind: str) -> Response:
-    """The streamed download of a job's solutions in this format ("csv" or "jsonl")."""
+def response(
+    job_store: JobStore, job: Job, kind: str, order: ResultOrder = ResultOrder.FOUND
+) -> Response:
+    """The streamed download of a job's solutions in this format ("csv" or "jsonl"); a
+    compose job's results in the order asked."""
     if job.mode is Mode.COMPOSE:
         made = composed_csv if kind == "csv" else composed_jsonl
-        lines = made(job, job_store)
+        lines = made(job, job_store, order)
     else:
         lines = csv_lines(job, job_store) if kind == "csv" else jsonl_lines(job, job_store)
     headers = {"Content-Disposition": f'attachment; filename="alphametic-{job.id}.{kind}"'}

@@ -286,14 +286,11 @@ def get_results(job_id: str) -> Response:
     offset = _int_arg("offset", 0, 0, MAX_OFFSET)
     cap = int(current_app.config["MAX_PAGE_SIZE"])
     limit = _int_arg("limit", min(100, cap), 1, cap)
-    order = request.args.get("order", ResultOrder.FOUND.value)
-    if order not in set(ResultOrder):
-        choices = ", ".join(ResultOrder)
-        raise _invalid(f"'order' must be one of {choices} (got {order}).", "order")
-    items, total = store().composed(job.id, offset, limit, ResultOrder(order))
+    order = _order_arg()
+    items, total = store().composed(job.id, offset, limit, order)
     body = {
         "job": job.id,
-        "order": order,
+        "order": order.value,
         "offset": offset,
         "limit": limit,
         "total": total,
@@ -303,9 +300,18 @@ def get_results(job_id: str) -> Response:
     }
     if offset + limit < total:
         body["next"] = url_for(
-            "api.get_results", job_id=job.id, offset=offset + limit, limit=limit, order=order
+            "api.get_results", job_id=job.id, offset=offset + limit, limit=limit, order=order.value
         )
     return jsonify(body)
+
+
+def _order_arg() -> ResultOrder:
+    """Read ?order= (how a compose job's results are listed) or raise a 422 problem."""
+    order = request.args.get("order", ResultOrder.FOUND.value)
+    if order not in set(ResultOrder):
+        choices = ", ".join(ResultOrder)
+        raise _invalid(f"'order' must be one of {choices} (got {order}).", "order")
+    return ResultOrder(order)
 
 
 @bp.get("/jobs/<job_id>/grid")
@@ -326,7 +332,7 @@ def export_job(job_id: str) -> Response:
     kind = request.args.get("format", "csv")
     if kind not in export.FORMATS:
         raise _invalid(f"'format' must be {' or '.join(export.FORMATS)} (got {kind}).", "format")
-    return export.response(store(), job, kind)
+    return export.response(store(), job, kind, _order_arg())
 
 
 @bp.get("/estimate")

@@ -22,14 +22,18 @@ def data_paths(common: dict[str, Any]) -> dict[str, Any]:
                     "header row of the letters, then one row per stored solution of its digits "
                     "as the pages write them (0-9, then A-Z above base 10). `jsonl`: one "
                     "letter -> digit (a number) object per line. "
-                    "While the job runs, the solutions stored when the download began."
+                    "While the job runs, the solutions stored when the download began. "
+                    "A compose job's results instead (CSV: puzzle, solutions, solution, "
+                    "difficulty score and label; JSON Lines: the results as its pages give them), "
+                    "in the `order` asked."
                 ),
                 "parameters": [
                     {
                         "name": "format",
                         "in": "query",
                         "schema": {"type": "string", "enum": ["csv", "jsonl"], "default": "csv"},
-                    }
+                    },
+                    {"name": "order", "in": "query", "schema": ref("ResultOrder")},
                 ],
                 "responses": {
                     "200": {
@@ -40,7 +44,7 @@ def data_paths(common: dict[str, Any]) -> dict[str, Any]:
                             "application/jsonl": {"schema": {"type": "string"}},
                         },
                     },
-                    "422": problem("Unknown format."),
+                    "422": problem("Unknown format or order."),
                     **common,
                 },
             },
