@@ -7,7 +7,7 @@ new_tab(), which records dialogs, CSP violations and console errors on the tab.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,10 @@ def new_tab(
     try:
         yield tab
     finally:
+        # Leave the app's page first: one that polls and reloads itself (job.js, explain.js)
+        # was open when a context's close hung for 300 s in a full run (once in three runs).
+        with suppress(Exception):
+            tab.goto("about:blank", timeout=5_000)
         context.close()
 
 
