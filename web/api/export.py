@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -89,11 +90,11 @@ def composed_rows(
 ) -> Iterator[dict[str, Any]]:
     """Yield every result a compose job had stored when the export began, in stored order or
     by difficulty (read whole at once then: results stored meanwhile would move the order)."""
-    _, end = job_store.composed(job_id, 0, 1)
     if order is not ResultOrder.FOUND:
-        items, _ = job_store.composed(job_id, 0, max(end, 1), order)
-        yield from items[:end]
+        items, _ = job_store.composed(job_id, 0, sys.maxsize, order)
+        yield from items
         return
+    _, end = job_store.composed(job_id, 0, 1)
     for offset in range(0, end, CHUNK):
         items, _ = job_store.composed(job_id, offset, min(CHUNK, end - offset))
         yield from items

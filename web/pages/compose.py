@@ -157,9 +157,12 @@ def job_page(job: Job) -> str:
     asked = min(MAX_PAGE, max(1, request.args.get("page", 1, type=int) or 1))
     named = request.args.get("order", "")
     order = ResultOrder(named) if named in set(ResultOrder) else ResultOrder.FOUND
-    _, total = store().composed(job.id, 0, 1)
+    # One read of the page asked (the live page asks every 2 s); a second only when it was
+    # past the last page.
+    items, total = store().composed(job.id, (asked - 1) * PAGE_SIZE, PAGE_SIZE, order)
     page_no, last, offset = pager(total, asked, PAGE_SIZE)
-    items, _ = store().composed(job.id, offset, PAGE_SIZE, order) if total else ([], 0)
+    if page_no != asked:
+        items, total = store().composed(job.id, offset, PAGE_SIZE, order)
     info = job.to_dict()
     settings = current_app.extensions["alphametic.settings"]
     return render_template(
