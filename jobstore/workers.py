@@ -51,9 +51,8 @@ def beat(handle: Handle, name: str, queues: Sequence[str]) -> None:
 
 
 def withdraw(handle: Handle, name: str, queues: Sequence[str]) -> None:
-    """Have a stopping worker count as gone at once: its last heartbeat is set to read as
-    silent, not removed, so the resend sweep knows a message it popped while stopping went
-    with it (resend.lua); beat() drops it later like any silent member."""
+    """Have a stopping worker count as gone at once (readiness): its last heartbeat is set to
+    read as silent, and beat() drops it later like any silent member."""
     score = time.time() - silent_after(handle.settings.heartbeat_interval) - 0.001
     _run(handle, Beat(handle.keys, name, queues, score, 0.0, 0, withdraw=True))
 
