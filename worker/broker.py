@@ -22,7 +22,7 @@ pause and then left to the visibility timeout, and a message whose copy could no
 is run all the same (the job store's resend sweep covers a worker lost meanwhile).
 
 A purge (`celery purge`, which deletes the queues' lists) names the delivery tag of every
-message it deleted in the broker's purged hash (jobstore/keys.py): the job store's resend sweep
+message it deleted in the broker's purged hash (jobstore/messages.py): the job store's resend sweep
 then knows a job's message was purged, not lost, and cancels the job; a message found nowhere
 and not named there it sends again (jobstore/sweep.py). Without the names, a purged message and
 one lost with a worker (killed with it in hand, maybe restarted under the same name) left the
@@ -34,17 +34,15 @@ jobstore.connection, so that no worker module imports redis itself.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
-from collections.abc import Iterable
 from typing import Any
 
 from kombu.transport import TRANSPORT_ALIASES, virtual
 from kombu.transport import redis as kombu_redis
 
 from jobstore.connection import ClosedConnection, OutOfMemory, RedisError
-from jobstore.keys import PURGED
+from jobstore.messages import record_purged
 
 log = logging.getLogger(__name__)
 
@@ -52,9 +50,6 @@ TRANSPORT = "worker.broker:Transport"
 SENTINEL_TRANSPORT = "worker.broker:SentinelTransport"
 # Pauses (seconds) before an ack Redis refused for lack of memory is tried again.
 OOM_PAUSES = (0.2, 0.5, 1.0)
-# Seconds the purged hash is kept when no purged message says how long it lives (a job
-# store's message expires with its job: its `expiration`).
-PURGED_KEEP = 86_400
 
 
 def torn_down(connection: Any) -> bool:
@@ -162,25 +157,6 @@ class RecordedPurge:
             deleted = [raw for messages in replies[::2] for raw in messages]
             record_purged(client, deleted)
         return len(deleted)
-
-
-def record_purged(client: Any, deleted: Iterable[bytes | str]) -> None:
-    """Name the delivery tags of deleted messages in the purged hash (after the deletion: a
-    tag named there is certainly deleted), kept as long as the longest-lived of them."""
-    tags: dict[str, str] = {}
-    keep = PURGED_KEEP
-    for raw in deleted:
-        try:
-            properties = json.loads(raw)["properties"]
-            tags[str(properties["delivery_tag"])] = repr(time.time())
-            keep = max(keep, int(properties.get("expiration") or 0) // 1000)
-        except (ValueError, KeyError, TypeError):
-            continue  # not a message of kombu's shape: no job names it
-    if tags:
-        with client.pipeline() as pipe:  # kombu puts its prefix before both keys
-            pipe.hset(PURGED, mapping=tags)
-            pipe.pexpire(PURGED, keep * 1000)
-            pipe.execute()
 
 
 class Channel(RecordedPurge, GuardedPool, kombu_redis.Channel):
