@@ -31,7 +31,7 @@ from jobstore.queue import queued_by_store
 from jobstore.shards import fail as fail_job
 from jobstore.shards import parent_of, settle
 from jobstore.stats import count_rejected
-from jobstore.transitions import Claimed
+from jobstore.transitions import Claimed, Written
 
 from . import compose, shards, stopping
 from .canary import CANARY_TASK
@@ -141,19 +141,25 @@ def fail_raised(handle: Handle, attempt: Attempt, job_id: str, error: Exception)
     Celery acknowledges a task that raised: the job, left running with no message, was
     re-queued by the lease sweep until it "gave up after 3 attempts (worker lost)". Celery's
     soft limit, should it strike outside the search (which ends "time limit" itself), is the
-    job's time limit too.
+    job's time limit too. A claim that raises leaves its job queued, and the resend sweep sends
+    it again (jobstore/sweep.py): an error that passes loses nothing.
     """
     reason = TIME_LIMIT if isinstance(error, SoftTimeLimitExceeded) else describe(error)
+    written = None
     for try_number in range(FINAL_WRITE_TRIES):
         try:
-            fail_job(handle, attempt, job_id, reason)
+            written = fail_job(handle, attempt, job_id, reason)
             break
         except UNREACHABLE as lost:
             log.warning("job %s: could not end it failed (%s): trying again", job_id, lost)
             time.sleep(min(0.2 * 2**try_number, 5.0))
-    else:  # its lease runs out and the sweep re-queues it: it raises again, or not
+    if written is Written.REFUSED:  # taken over, or it had ended before the error
+        log.info("job %s: run %s is stale, not ended failed", job_id, attempt.claims)
+        return Outcome.STALE.value
+    if written is None:  # its lease runs out and the sweep re-queues it
         log.warning("job %s: could not end it failed; its lease runs out", job_id)
-    log.info("job %s attempt %s ended: %s", job_id, attempt.number, Outcome.FAILED)
+    else:
+        log.info("job %s attempt %s ended: %s", job_id, attempt.number, Outcome.FAILED)
     if parent_of(job_id) is not None:
         return Outcome.FAILED.value
     raise JobFailed(reason) from error
