@@ -5,6 +5,12 @@ queue it consumes (worker/heartbeat.py calls beat() every heartbeat_interval sec
 health check counts members seen within the last three intervals: one ZCOUNT per queue
 (~0.1 ms) instead of `celery inspect ping`, which waits a full timeout. A beat is a script
 (beat.lua) that runs even when Redis is at its memory limit.
+
+A worker restarted under the same name (`-n`, as compose's restart policy keeps it) is the
+same member again, counted once. No sweep judges a message by these heartbeats: a restarted
+worker never reads as silent, so a message lost with its first run would have been judged
+purged; a message found nowhere is sent again instead (jobstore/sweep.py), and a lost run's
+job is taken over by its holder, which names the process (worker/holder.py), not the worker.
 """
 
 from __future__ import annotations
