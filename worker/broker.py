@@ -22,11 +22,11 @@ pause and then left to the visibility timeout, and a message whose copy could no
 is run all the same (the job store's resend sweep covers a worker lost meanwhile).
 
 A purge (`celery purge`, which deletes the queues' lists) names the delivery tag of every
-message it deleted in the broker's purged hash (jobstore/messages.py): the job store's resend sweep
-then knows a job's message was purged, not lost, and cancels the job; a message found nowhere
-and not named there it sends again (jobstore/sweep.py). Without the names, a purged message and
-one lost with a worker (killed with it in hand, maybe restarted under the same name) left the
-same traces, and the sweep's guess canceled jobs whose message was merely lost.
+message it deleted in the broker's purged hash (jobstore/messages.py): the job store's resend
+sweep then knows a job's message was purged, not lost, and cancels the job; a message found
+nowhere and not named there it sends again (jobstore/sweep.py). Without the names, a purged
+message and one lost with a worker (killed with it in hand, maybe restarted under the same
+name) left the same traces, and the sweep's guess canceled jobs whose message was only lost.
 
 The broker is a Redis, though not the job store: redis-py's error classes come from
 jobstore.connection, so that no worker module imports redis itself.
