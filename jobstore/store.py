@@ -11,7 +11,7 @@ import json
 import math
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import alphametic
@@ -298,8 +298,11 @@ class JobStore:
         return job
 
     @guarded
-    def wait(self, job_id: str, timeout: float) -> Job | None:
-        """The job once it has ended or after `timeout` seconds (None when it is unknown).
+    def wait(
+        self, job_id: str, timeout: float, gone: Callable[[], bool] | None = None
+    ) -> Job | None:
+        """The job once it has ended or after `timeout` seconds (None when it is unknown, or
+        as soon as `gone()` says the waiting client hung up).
 
         Woken by the `finished` channel (waiters.py), so it answers within a
         millisecond or so of the end instead of a poll interval later.
@@ -310,7 +313,8 @@ class JobStore:
             if self.redis.hget(self.keys.job(job_id), "state") not in UNFINISHED:
                 return self.get(job_id)
             while (left := deadline - time.monotonic()) > 0:
-                ended.event.wait(min(left, RECHECK))
+                if ended.pause(min(left, RECHECK), gone):
+                    return None
                 ended.event.clear()
                 record, ended.record = ended.record, None
                 # A worker's final write sends the record along; other ends send only the id.

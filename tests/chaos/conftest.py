@@ -24,7 +24,11 @@ def web_factory() -> Iterator[Callable[..., WebServer]]:
     started: list[WebServer] = []
 
     def start(settings: Settings, workers: int = 1, env: dict[str, str] | None = None) -> WebServer:
-        limits = {"ALPHAMETIC_RATE_LIMIT": "100000/minute", "ALPHAMETIC_MAX_QUEUED_PER_CLIENT": "0"}
+        limits = {
+            "ALPHAMETIC_RATE_LIMIT": "100000/minute",
+            "ALPHAMETIC_READ_RATE_LIMIT": "100000/minute",
+            "ALPHAMETIC_MAX_QUEUED_PER_CLIENT": "0",
+        }
         server = WebServer(settings, workers=workers, env={**limits, **(env or {})})
         started.append(server)
         return server.wait_ready()
