@@ -4,11 +4,18 @@ A request must get its 503 within about the socket timeout whatever Redis does: 
 times out is not retried (a frozen Redis would stack timeouts), only a dropped connection is
 retried once (a restarted Redis leaves dead connections in the pool). And once a call timed
 out, the store answers Unavailable at once for a moment (the Breaker), so a frozen Redis does
-not tie up every server thread for a timeout each.
+not tie up every server thread for a timeout each; the next call let through closes it again
+whatever it raised, unless it timed out too.
+
+Every reply goes to the call that sent for it (Paired, on every connection `connect` makes): a
+call that times out, or fails in any way while its reply is pending, drops its connection, so
+a late reply is never read by the next call (redis-py's Sentinel connection kept such a
+connection: the next call read the previous one's reply, a job another job's record).
 
 With REDIS_SENTINELS every client here follows the master the sentinels name (web, job store,
-waiters, heartbeats: all connect through `connect`); the Celery broker does the same through
-kombu's sentinel transport (worker/celery_app.py).
+waiters, heartbeats: all connect through `connect`), and after a timeout asks them again
+before its next call (a stalled master may be deposed by then); the Celery broker follows the
+master through kombu's sentinel transport (worker/celery_app.py).
 
 A Redis at its maxmemory (noeviction) refuses writes with an OOM error: to callers that is a
 Redis that cannot take this write right now (it is in UNREACHABLE, so a worker's write backs
