@@ -188,9 +188,11 @@ class Breaker:
 def timed_out(error: BaseException | None) -> bool:
     """Whether a call's error, or one it was raised from, is a timeout: Redis did not answer
     (a refused connection did answer, at once: Redis is away, not frozen)."""
-    while error is not None:
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:  # a chain that loops ends too
         if isinstance(error, TIMEOUTS) or (isinstance(error, Unconfirmed) and error.timed_out):
             return True
+        seen.add(id(error))
         error = error.__cause__
     return False
 
