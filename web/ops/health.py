@@ -43,14 +43,13 @@ def readyz() -> Response:
 
 def not_ready(health: dict[str, Any]) -> list[str]:
     """Why the store's health keeps this process from being ready (none: it is ready)."""
-    reasons = []
     if health.get("breaker") == "open":
         # Every API call of this process answers 503 at once until one gets through.
-        reasons.append("breaker open: a Redis call timed out and none has been answered since")
+        return ["breaker open: a Redis call timed out and none has been answered since"]
     if not health.get("redis"):
-        return [*reasons, "redis: the job store did not answer"]
+        return ["redis: the job store did not answer"]
     workers = health.get("workers") or {}
-    reasons += [f"workers: none for queue {q}" for q in QUEUES if workers.get(q, 0) < 1]
+    reasons = [f"workers: none for queue {q}" for q in QUEUES if workers.get(q, 0) < 1]
     replicas = health.get("replicas") or {"connected": 0, "floor": 0}
     if replicas["connected"] < replicas["floor"]:
         reasons.append(f"replicas: {replicas['connected']} connected, {replicas['floor']} needed")
