@@ -483,14 +483,17 @@ class JobStore:
         return snapshot(self.redis, self.prefix, self.settings.heartbeat_interval)
 
     def health(self) -> dict[str, Any]:
-        """{"redis": reachable, "workers": {queue: workers with a recent heartbeat},
-        "replicas": {"connected": replicas of the master, "floor": fewest writes need}}."""
+        """{"redis": reachable, "breaker": "open" while this store refuses calls at once (a
+        call timed out a moment ago) else "closed", "workers": {queue: workers with a recent
+        heartbeat}, "replicas": {"connected": replicas of the master, "floor": fewest writes
+        need}}."""
+        health: dict[str, Any] = {"redis": True}
         try:
-            workers = self._workers()
-            replicas = self._replicas()
+            health.update(workers=self._workers(), replicas=self._replicas())
         except Unavailable:
-            return {"redis": False, "workers": dict.fromkeys(QUEUES, 0)}
-        return {"redis": True, "workers": workers, "replicas": replicas}
+            health.update(redis=False, workers=dict.fromkeys(QUEUES, 0))
+        health["breaker"] = "open" if self.breaker.is_open else "closed"
+        return health
 
     @guarded
     def _replicas(self) -> dict[str, int]:

@@ -287,6 +287,7 @@ def test_health_without_workers(quiet: JobStore) -> None:
     """Health answers with Redis up and no workers heard from."""
     assert quiet.health() == {
         "redis": True,
+        "breaker": "closed",
         "workers": {"solve": 0, "enumerate": 0},
         "replicas": {"connected": 0, "floor": 0},
     }

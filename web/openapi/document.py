@@ -258,7 +258,7 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
         "/readyz": {
             "get": {
                 "operationId": "readyz",
-                "summary": "Redis reachable and at least one worker per queue.",
+                "summary": "Redis answers (breaker closed here) and a worker serves each queue.",
                 "responses": {
                     "200": body("Health", "Ready."),
                     "503": {
