@@ -26,8 +26,8 @@ from tests.support import storm
 # Long searches: each explanation uses the worker's whole CPU budget for the search (2 s), after
 # deductions of a few ms; two distinct ones, so the second is worked out afresh.
 HARD = storm.HARD[:2]
-# A count of minutes that keeps the other enumerate process busy meanwhile (its shards take
-# turns), as a system in use has: a small job then waits for the explaining worker.
+# A count of minutes that keeps make run's other enumerate process busy meanwhile (its shards
+# take turns), as a system in use has: a small job then waits for the explaining process too.
 BIG = storm.HARD[2]
 SMALL = "ODD + ODD = EVEN"  # a small enumeration (the FIRST band), posted fresh every time
 ASKER, STREAMER, BUSY = "10.0.7.1", "10.0.7.2", "10.0.7.3"
