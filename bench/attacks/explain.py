@@ -8,7 +8,7 @@ worker process:
 - busy: make run's two enumerate processes on two cores, the other one busy with a count of
   minutes from a third client (its shards take turns), as a system in use is.
 
-Usage: python bench/attacks/explain.py [one|busy ...] [--runs N]   (default: both, 1 run each)
+Usage: python bench/attacks/explain.py [one|busy ...] [--runs N]   (default: both, 3 pairs each)
 """
 
 from __future__ import annotations
@@ -23,14 +23,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harness import machine, system  # noqa: E402
 
 from scripts.run import web_argv  # noqa: E402
-from tests.support import explain_stream, storm  # noqa: E402
+from tests.support import explain_stream  # noqa: E402
 from tests.support.processes import WebServer  # noqa: E402
 
 SETUPS = {"one": 1, "busy": 2}  # enumerate processes
 
 
 def measure(setup: str, runs: int) -> None:
-    """Print the ready times of `runs` pairs of explanations (quiet, then under the stream)."""
+    """Print `runs` pairs of explanations (quiet, then under the stream, in turns) and the
+    median ratio."""
     workers = (("solve", 1), ("enumerate", SETUPS[setup]))
     with system(f"explain-{setup}", workers, max_stored_per_client=0) as s:
         # The default rate limit (60/minute): the stream keeps within it.
@@ -41,30 +42,19 @@ def measure(setup: str, runs: int) -> None:
             with ExitStack() as stack:
                 if setup == "busy":
                     stack.enter_context(explain_stream.busy(url))
-                for run in range(runs):
-                    # Distinct hard puzzles (not the busy count's), so each is worked out afresh.
-                    quiet_puzzle, loud_puzzle = storm.HARD[3 + 2 * run : 5 + 2 * run]
-                    quiet_job = explain_stream.hard_job(url, *quiet_puzzle)
-                    loud_job = explain_stream.hard_job(url, *loud_puzzle)
-                    quiet = explain_stream.ready(url, s.store, quiet_job)
-                    with explain_stream.stream(url) as posted:
-                        loud = explain_stream.ready(url, s.store, loud_job)
-                    ratio = loud.seconds / quiet.seconds
-                    print(
-                        f"{setup}: quiet {quiet.seconds:.2f} s, under the stream "
-                        f"{loud.seconds:.2f} s ({ratio:.2f}x; given back {loud.yielded} times; "
-                        f"{len(posted.statuses)} posts, statuses {sorted(set(posted.statuses))})",
-                        flush=True,
-                    )
+                measured = explain_stream.pairs(url, s.store, runs)
         finally:
             web.cleanup()
+    for pair in measured:
+        print(f"{setup}: {pair}")
+    print(f"{setup}: median under the stream / median quiet = {explain_stream.ratio(measured):.2f}")
 
 
 def main() -> None:
     """Run the setups asked for and print their figures with the machine's load."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("setups", nargs="*", help="one, busy (default: both)")
-    parser.add_argument("--runs", type=int, default=1, help="pairs of explanations per setup")
+    parser.add_argument("--runs", type=int, default=3, help="pairs of explanations per setup")
     args = parser.parse_args()
     unknown = set(args.setups) - set(SETUPS)
     if unknown or not 1 <= args.runs <= 10:

@@ -7,9 +7,10 @@ the searches stand, the CPU time they used) for the next run to resume from.
 The production web server and make run's solve worker, and one enumerate process: the one the
 small jobs wait for, as in make run when its other one is busy (bench/attacks/explain.py
 measures that too); with a second one idle they never waited for the explanation. The quiet
-time is measured in the same test, on the same machine, so the bound (twice that) holds under
-whatever load the machine has. Before, the explanation gave way to every small job and was not
-ready within explain_stream.TIMEOUT (90 s).
+times are measured in the same test, on the same machine, in turns with the ones under the
+stream, so the bound (twice the quiet median) holds under whatever load the machine has.
+Before, the explanation gave way to every small job and was not ready within
+explain_stream.TIMEOUT (60 s; 85 give-backs by then).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from tests.support import explain_stream
 from tests.support.processes import WebServer
 
 pytestmark = pytest.mark.slow
+
+PAIRS = 3  # explanations quiet and under the stream, in turns (medians compared)
 
 
 @pytest.fixture()
@@ -46,16 +49,13 @@ def test_an_explanation_under_a_stream_of_small_jobs_is_ready_within_twice_its_q
     system: tuple[str, JobStore],
 ) -> None:
     url, store = system
-    (quiet_puzzle, quiet_base), (loud_puzzle, loud_base) = explain_stream.HARD
-    quiet_job = explain_stream.hard_job(url, quiet_puzzle, quiet_base)
-    loud_job = explain_stream.hard_job(url, loud_puzzle, loud_base)
-    quiet = explain_stream.ready(url, store, quiet_job)
-    with explain_stream.stream(url) as posted:
-        loud = explain_stream.ready(url, store, loud_job)
-    summary = f"quiet {quiet}, under the stream {loud}, stream {posted}"
+    measured = explain_stream.pairs(url, store, PAIRS)
+    summary = "\n".join(map(str, measured))
     print(summary)  # the figures (pytest -s)
-    assert quiet.seconds < explain_stream.TIMEOUT, summary
-    assert not posted.errors and set(posted.statuses) == {202}, summary  # within its rate
-    assert len(posted.statuses) >= 3, summary  # the stream ran while it was worked out
-    assert loud.yielded >= 1, summary  # and the explanation gave way to it
-    assert loud.seconds <= 2 * quiet.seconds, summary
+    for pair in measured:
+        assert pair.quiet.seconds < explain_stream.TIMEOUT, summary
+        assert not pair.posted.errors and set(pair.posted.statuses) == {202}, summary  # its rate
+        assert len(pair.posted.statuses) >= 3, summary  # the stream ran while it was worked out
+        assert pair.loud.yielded >= 1, summary  # and the explanation gave way to it
+    assert len(measured) == PAIRS, summary  # (one not ready in time ends the measures)
+    assert explain_stream.ratio(measured) <= 2, summary
