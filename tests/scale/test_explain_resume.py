@@ -1,13 +1,15 @@
 """An explanation given back at every chance resumes where it stood (issue 32, part 5).
 
 Runs of worker/explain.py, each giving way as soon as it may (no slice, and a small job waits
-in the first band: no worker runs to take it), resume from the checkpoint the one before kept,
-as the explanation request keeps it. They end with exactly the explanation one uninterrupted
-run gives (the engine's explain()): the deductions cut short once and then kept, the searches
-resumed piece by piece, the first solution, the count and the CPU budget carried along.
-Before, every run started over from nothing, so such runs never ended.
+in the first band: no worker runs to take it), claim the explanation and resume from the
+checkpoint the one before gave it back with, as a worker's do. They end with exactly the
+explanation one uninterrupted run gives (the engine's explain()): the deductions cut short
+once and then kept, the searches resumed piece by piece, the first solution, the count and the
+CPU budget carried along. Before, every run started over from nothing, so such runs never
+ended.
 
-Real searches and a real Redis; the runs are in process, so each give-back is seen.
+Real searches, a real Redis and the job store's scripts; the runs are in process (not a
+worker's task), so the test sees each checkpoint kept.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from typing import Any
 
 import alphametic
 from alphametic.explain.walkthrough import Explanation, explain
-from jobstore import JobStore, Settings
-from jobstore.explanations import Explaining
+from jobstore import JobStore, Settings, explanations
+from jobstore.explanations import Explained, Explaining
 from jobstore.handle import handle_for
+from jobstore.transitions import ExplainClaimed
 from worker.cursor import Position
 from worker.explain import SEARCH_SECONDS, GiveWay, Progress, Run
 
@@ -44,15 +47,13 @@ MAX_RUNS = 5_000
 def test_an_explanation_given_back_at_every_chance_ends_as_one_run_would(
     fresh_settings: Callable[..., Settings],
 ) -> None:
-    settings = fresh_settings()
-    JobStore(settings).submit("enumerate", "ODD + ODD = EVEN")  # small: it waits, first band
-    explaining = Explaining(handle_for(settings), "job", "task")
-    assert explaining.small_job_waits()
+    store = JobStore(fresh_settings())  # no workers: the runs are this test's
+    store.submit("enumerate", "ODD + ODD = EVEN")  # small: it waits in the first band
     given_back: list[Progress] = []
     for text, options in PUZZLES:
-        puzzle = alphametic.parse(text, **options)
-        kept, explanation = given_back_runs(explaining, puzzle)
-        assert explanation.as_data() == explain(puzzle, seconds=SEARCH_SECONDS).as_data(), text
+        kept, explanation = given_back_runs(store, store.submit("solve", text, options).id)
+        expected = explain(alphametic.parse(text, **options), seconds=SEARCH_SECONDS)
+        assert explanation.as_data() == expected.as_data(), text
         # The deductions were cut short once, then done whole and kept.
         assert kept[0].cut and kept[0].deduced is None, text
         assert all(each.deduced == kept[1].deduced for each in kept[1:]), text
@@ -63,20 +64,29 @@ def test_an_explanation_given_back_at_every_chance_ends_as_one_run_would(
     assert sum(each.first is not None and each.at != "" for each in given_back) >= 10
 
 
-def given_back_runs(
-    explaining: Explaining, puzzle: alphametic.Puzzle
-) -> tuple[list[Progress], Explanation]:
-    """Run the puzzle's explanation until a run ends it: the checkpoints kept on the way, and
-    the explanation."""
-    # The search starts cut as finely as a very slow one would be: many pieces, many runs.
-    progress = Progress(at=Position((), 0, SLOW).text())
-    kept = []
+def given_back_runs(store: JobStore, job_id: str) -> tuple[list[Progress], Explanation]:
+    """Ask for the job's explanation, then run it (claim, work, give back or end, as a worker
+    does) until a run ends it: the checkpoints the runs gave it back with, and the explanation."""
+    assert explanations.ask(store, job_id, "10.0.0.1").status is Explained.QUEUED
+    key, handle = store.keys.explanation(job_id), handle_for(store.settings)
+    # A first run gives it back at once, its search cut as finely as a very slow one would be:
+    # many pieces, so many runs.
+    first = Explaining(handle, job_id, store.redis.hget(key, "task"))
+    assert first.claim("test").status is ExplainClaimed.RUN
+    assert first.give_back(Progress(at=Position((), 0, SLOW).text()).text())
+    kept: list[Progress] = []
     for _ in range(MAX_RUNS):
+        explaining = Explaining(handle, job_id, store.redis.hget(key, "task"))
+        claimed = explaining.claim("test")
+        assert claimed.status is ExplainClaimed.RUN and explaining.small_job_waits()
+        progress = Progress.parse(claimed.checkpoint)
+        puzzle = alphametic.parse(claimed.puzzle, **(claimed.options or {}))
         try:
             explanation = Run(explaining, puzzle, progress, slice_=0.0).explain()
         except GiveWay:
-            kept.append(Progress.parse(progress.text()))  # as the explanation request keeps it
-            progress = Progress.parse(progress.text())  # (the next run moves its own on)
+            assert explaining.give_back(progress.text())
+            kept.append(Progress.parse(store.redis.hget(key, "cp")))
             continue
+        assert explaining.done(explanation.as_data()) and not store.redis.hexists(key, "cp")
         return kept, explanation
-    raise AssertionError(f"{puzzle.text}: no end after {MAX_RUNS} runs")
+    raise AssertionError(f"job {job_id}: no end after {MAX_RUNS} runs")
