@@ -7,13 +7,15 @@ reader in its own), and charged to the client that asked first: the request that
 counts against the client's rates like a new job, and a client waits for one explanation at
 a time (a second one asked for meanwhile is `busy`). Its task runs on the enumerate queue's
 workers (solves never wait behind one), in the BIG lane: runs taking turns give way to it,
-and it gives way to new small jobs (the worker gives it back to the front of its lane).
+and it gives way to new small jobs (the worker gives it back to the front of its lane, with a
+checkpoint of its progress that the next run resumes from: worker/explain.py).
 
 Redis (keys.py): {p}:job:{id}:explain, a hash: state (queued | running | done | failed),
 body (the explanation's JSON, or the error), client, asked, task (the id of its current task
-message: a claim with any other is refused), holder, lease; {p}:explaining:{client}, the key
-of the explanation the client waits for. A pending explanation is kept PENDING_SECONDS: one
-whose message was lost is asked for anew after that.
+message: a claim with any other is refused), holder, lease, started (by its current run),
+finished, cp (while it is pending: the checkpoint of the last run that gave it back);
+{p}:explaining:{client}, the key of the explanation the client waits for. A pending
+explanation is kept PENDING_SECONDS: one whose message was lost is asked for anew after that.
 """
 
 from __future__ import annotations
@@ -123,12 +125,14 @@ def wait(
 
 @dataclass(frozen=True)
 class Claimed:
-    """What taking an explanation gave: run it (with the job's puzzle), or why not."""
+    """What taking an explanation gave: run it (with the job's puzzle, and the checkpoint
+    an earlier run gave it back with: "" when none), or why not."""
 
     status: ExplainClaimed
     puzzle: str = ""
     options: dict[str, Any] | None = None
     client: str = ""
+    checkpoint: str = ""
 
 
 class Explaining:
@@ -156,7 +160,7 @@ class Explaining:
         if status is not ExplainClaimed.RUN:
             return Claimed(status)
         self.asker = str(reply[3])
-        return Claimed(status, str(reply[1]), json.loads(reply[2]), self.asker)
+        return Claimed(status, str(reply[1]), json.loads(reply[2]), self.asker, str(reply[4]))
 
     def small_job_waits(self) -> bool:
         """Whether a new small job waits in the queue's first band (this run gives way to it)."""
@@ -174,10 +178,11 @@ class Explaining:
         """Keep the explainer's error, so the explanation is not tried again."""
         return self._end(Explained.FAILED, error)
 
-    def give_back(self) -> bool:
-        """Queue the explanation again at the front of its lane (a small job goes first)."""
+    def give_back(self, checkpoint: str) -> bool:
+        """Queue the explanation again at the front of its lane (a small job goes first), with
+        the checkpoint the next run resumes from."""
         message, task_id = _message(self.job_id)
-        return self._end(Explained.QUEUED, "", message, task_id)
+        return self._end(Explained.QUEUED, checkpoint, message, task_id)
 
     def _end(self, outcome: Explained, body: str, message: str = "", task_id: str = "") -> bool:
         """Run explain_end.lua for this run."""

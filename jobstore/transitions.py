@@ -703,7 +703,7 @@ class ExplainClaimed(StrEnum):
 @dataclass(frozen=True)
 class ExplainClaim(Transition):
     """A worker takes an explanation: [an ExplainClaimed, and with RUN the job's puzzle,
-    options and asker]."""
+    options, asker and the checkpoint of the last run that gave it back ("" if none)]."""
 
     script: ClassVar[str] = "explain_claim"
     at: Keys
@@ -735,7 +735,7 @@ class ExplainEnd(Transition):
     lane: int
     task_id: str  # the run's
     outcome: Explained  # DONE | FAILED, or QUEUED: given back
-    body: str  # the explanation, or the error
+    body: str  # the explanation, the error, or (given back) the run's checkpoint
     now: float
     message: str  # the new message (queued), else ""
     new_task_id: str

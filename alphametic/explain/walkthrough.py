@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -16,7 +16,19 @@ from .model import Model, State, digits_of
 from .rules import Deductions, ProductReasoner, Reasoner
 from .text import ENGLISH, Step, render
 
-__all__ = ["ENGLISH", "SEARCH_SECONDS", "Explanation", "Step", "Tally", "explain", "render"]
+__all__ = [
+    "COUNT_SECONDS",
+    "ENGLISH",
+    "SEARCH_SECONDS",
+    "Deduced",
+    "Explanation",
+    "Step",
+    "Tally",
+    "conclude",
+    "deduce",
+    "explain",
+    "render",
+]
 
 MAX_STEPS = 80  # steps worth reading; past this the search does the rest
 MAX_DEPTH = 3  # cases inside cases, at most
@@ -28,7 +40,7 @@ LOOK_BUDGET, WORK_BUDGET = 150_000, 300_000
 # The engine's searches stop after this much CPU time of the process (not of the clock: a
 # loaded machine, whose processes wait for a core, cuts no search shorter than an idle one).
 SEARCH_SECONDS = 5.0  # the search for the first solution
-_COUNT_SECONDS = 0.3  # counting the solutions (a count cut short says "at least")
+COUNT_SECONDS = 0.3  # counting the solutions (a count cut short says "at least")
 
 
 @dataclass
@@ -72,10 +84,6 @@ class Explanation:
     def as_data(self) -> dict[str, Any]:
         """Return the explanation in no language (step keys and parameters), as plain JSON data
         that from_data turns back into the same explanation: what the job store keeps."""
-        steps = [
-            {"key": s.key, "params": s.params, "facts": s.facts, "case": s.case, "fail": s.fail}
-            for s in self.steps
-        ]
         return {
             "puzzle": self.puzzle.text,
             "options": self.puzzle.options(),
@@ -83,7 +91,7 @@ class Explanation:
             "count": self.count,
             "count_complete": self.count_complete,
             "tally": asdict(self.tally),
-            "steps": steps,
+            "steps": [_step_data(step) for step in self.steps],
         }
 
     @classmethod
@@ -113,23 +121,60 @@ class Explanation:
         return out
 
 
+def _step_data(step: Step) -> dict[str, Any]:
+    """A step as plain JSON data (Step(**data) is the step again)."""
+    return {
+        "key": step.key,
+        "params": step.params,
+        "facts": step.facts,
+        "case": step.case,
+        "fail": step.fail,
+    }
+
+
+@dataclass
+class Deduced:
+    """An explanation's deductions and cases (deduce()), before the search's answer."""
+
+    steps: list[Step]
+    tally: Tally
+
+    def as_data(self) -> dict[str, Any]:
+        """Return them as plain JSON data that from_data turns back into the same ones (what
+        a worker keeps while it works the rest of an explanation out)."""
+        return {"steps": [_step_data(step) for step in self.steps], "tally": asdict(self.tally)}
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Deduced:
+        """Rebuild them from as_data's form."""
+        return cls([Step(**step) for step in data["steps"]], Tally(**data["tally"]))
+
+
 def explain(
     puzzle: Puzzle,
     *,
     seconds: float = SEARCH_SECONDS,
     count_nodes: int | None = None,
-    interrupt: Callable[[], object] | None = None,
 ) -> Explanation:
     """Explain how to solve the puzzle, step by step, and rate how hard it is.
 
     The deductions take a bounded amount of work (well under a second); the engine's search
     for the solution itself gets `seconds` of CPU time, after which the explanation says it
-    stopped. The count of the solutions stops after _COUNT_SECONDS of CPU time, or, given
+    stopped. The count of the solutions stops after COUNT_SECONDS of CPU time, or, given
     `count_nodes`, after that many search nodes (the same cut-off on any machine: for tests).
-    `interrupt` is called before each round of deductions and at each look of the searches at
-    the clock (every few ms); what it raises ends the explanation there (a worker gives way to
-    a job that must go first).
+    (A worker runs the same phases, deduce(), its own searches and conclude(), so that it can
+    give way between them and resume: worker/explain.py.)
     """
+    deduced = deduce(puzzle)
+    first, count, complete = _answer(puzzle, seconds, count_nodes)
+    return conclude(puzzle, deduced, first, count, complete, seconds)
+
+
+def deduce(puzzle: Puzzle, interrupt: Callable[[], object] | None = None) -> Deduced:
+    """The explanation's steps up to the search: the deductions and case splits, a bounded
+    amount of work that gives the same steps for the same puzzle on any machine. `interrupt`
+    is called before each round of deductions (at most ~20 ms of CPU apart); what it raises
+    ends the deductions there (a worker gives way to a job that must go first)."""
     tally = Tally()
     products = None if puzzle.is_linear else Products.of(puzzle)
     reasoner: Deductions | None
@@ -156,9 +201,27 @@ def explain(
         walker = _Walker(reasoner, steps, tally, interrupt or _carry_on)
         walker.branch(state, None, 0)
     tally.deductions = sum(1 for step in steps if step.case is None)
-    solution, count, complete = _answer(puzzle, seconds, count_nodes, interrupt or _carry_on)
-    steps.append(_ending(puzzle, solution, count, complete, seconds))
-    return Explanation(puzzle, steps, solution, count, complete, tally)
+    return Deduced(steps, tally)
+
+
+def conclude(
+    puzzle: Puzzle,
+    deduced: Deduced,
+    first: Sequence[int] | None,
+    count: int,
+    complete: bool,
+    seconds: float,
+) -> Explanation:
+    """The explanation: the deductions, then what the search found in `seconds` of CPU time.
+
+    `first` is its first solution (digits in the order of puzzle.letters), `count` the solutions
+    it counted from the start (the first one too); `complete` says the count is all of them,
+    or, with no first solution, that the search ended rather than ran out of time.
+    """
+    solution = None if first is None else as_dict(puzzle, first)
+    count = 0 if first is None else max(count, 1)
+    steps = [*deduced.steps, _ending(puzzle, solution, count, complete, seconds)]
+    return Explanation(puzzle, steps, solution, count, complete, deduced.tally)
 
 
 # The step that rewrites a puzzle as products, by (quotients turned, powers written out).
@@ -181,7 +244,7 @@ class _Walker:
         self.reasoner = reasoner
         self.steps = steps
         self.tally = tally
-        self.interrupt = interrupt  # called before each round of deductions (explain())
+        self.interrupt = interrupt  # called before each round of deductions (deduce())
 
     def branch(self, state: State, case: str | None, depth: int) -> str:
         """Deduce as far as possible, then split; return failed, solved or open."""
@@ -311,37 +374,31 @@ def _carry_on() -> None:
 
 
 def _answer(
-    puzzle: Puzzle,
-    seconds: float,
-    count_nodes: int | None = None,
-    interrupt: Callable[[], object] = _carry_on,
-) -> tuple[dict[str, int] | None, int, bool]:
-    """Return the engine's first solution, the number of solutions and whether that is exact.
+    puzzle: Puzzle, seconds: float, count_nodes: int | None = None
+) -> tuple[tuple[int, ...] | None, int, bool]:
+    """Return the engine's first solution, the number of solutions and whether that is exact
+    (conclude()'s first, count and complete).
 
     No solution with complete False means the search ran out of time before finding one.
     """
     started = time.process_time()
-    first_search = Search(
-        puzzle, check=lambda _: interrupt() or time.process_time() - started > seconds
-    )
+    first_search = Search(puzzle, check=lambda _: time.process_time() - started > seconds)
     first = next(first_search.solutions(), None)
     if first is None:
         return None, 0, not first_search.stopped
-    search = _counter(puzzle, count_nodes, interrupt)
+    search = _counter(puzzle, count_nodes)
     total = search.count()
-    return as_dict(puzzle, first), max(total, 1), not search.stopped
+    return first, total, not search.stopped
 
 
-def _counter(puzzle: Puzzle, nodes: int | None, interrupt: Callable[[], object]) -> Search:
+def _counter(puzzle: Puzzle, nodes: int | None) -> Search:
     """Return the search that counts the solutions, cut off by the clock or by `nodes`."""
     if nodes is None:
-        deadline = time.process_time() + _COUNT_SECONDS
-        return Search(puzzle, check=lambda _: interrupt() or time.process_time() > deadline)
+        deadline = time.process_time() + COUNT_SECONDS
+        return Search(puzzle, check=lambda _: time.process_time() > deadline)
     # A check at every tick of the search (a few hundred nodes at first, then fewer), not
     # only once the clock has moved on: a short count is cut off all the same.
-    return Search(
-        puzzle, check=lambda search: interrupt() or search.nodes >= nodes, check_interval=0.0
-    )
+    return Search(puzzle, check=lambda search: search.nodes >= nodes, check_interval=0.0)
 
 
 def _ending(
