@@ -20,7 +20,10 @@ can be cut into ranges of them (`start`, `end`): shards of a job each take one, 
 run resumes at `Tally.position`, the first set of addends whose candidates it has not all
 looked at (a result of that set found before the stop comes again: keep results by their
 text). A set's candidates, and those of them skipped, are counted into the Tally as the set
-starts.
+starts. Set indexes are Python integers (a range starts by unranking its first set, however far
+in), and a run asks its stop hook between candidates and, while it walks sets whose every
+candidate is pruned, every ASK_INTERVAL: no run goes long without looking at its flags.
+check_reach refuses a list whose sets no run could walk in the seconds it has.
 """
 
 from __future__ import annotations
@@ -50,10 +53,10 @@ ADDENDS = (1, 10)
 SOLUTIONS = (1, 1000)
 #: Distinct words a list needs to compose from.
 FEWEST_WORDS = 2
-#: Sets of addends a run walks a second at most, every candidate pruned: about 110,000 for
-#: 100 three-letter words and 17,000 for 2,000 (a pruned bucket is still read mask by mask),
-#: on the reference machine; check_reach weighs a list's sets by the faster, so it refuses
-#: only a list no run could walk in time.
+#: Sets of addends a run walks a second at most, every candidate pruned: about 90,000-110,000
+#: for 100 three-letter words and 17,000 for 2,000 (a pruned bucket is still read mask by
+#: mask) on the 2-core development machine; check_reach weighs a list's sets by more than the
+#: fastest, so it refuses only a list no run could walk in time.
 SETS_PER_SECOND = 200_000
 #: Seconds between two asks of the stop hook at most while a run walks sets of addends whose
 #: candidates are all pruned (none searched, so no ask between candidates).

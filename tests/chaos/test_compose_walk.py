@@ -18,7 +18,8 @@ import pytest
 import requests
 
 from alphametic.compose import groups
-from jobstore import JobStore, Settings, State
+from jobstore import Job, JobStore, Settings, State
+from jobstore.shards import shard_id
 from tests.support.chaos import wait_until
 from tests.support.processes import WebServer
 
@@ -38,6 +39,15 @@ def three_letter_words(count: int, seed: int = 32) -> list[str]:
     while len(words) < count:
         words.add("".join(pick.choice(string.ascii_uppercase) for _ in range(3)))
     return sorted(words)
+
+
+def parts(store: JobStore, job_id: str) -> list[Job]:
+    """The job and each of its shards (a sharded job's work is theirs), as stored now."""
+    job = store.get(job_id)
+    assert job is not None
+    # A shard is no job of its own (JobStore.get says None): its record, read whole.
+    keys = [store.keys.job(shard_id(job_id, i)) for i in range(job.shards)]
+    return [job, *(Job.from_hash(store.redis.hgetall(key)) for key in keys)]
 
 
 def post(server: WebServer, path: str, client: str, body: dict[str, Any]) -> requests.Response:
@@ -81,14 +91,18 @@ def test_a_pruned_compose_job_cancels_at_once_and_frees_its_workers(
     victim = post(server, "/api/jobs?wait=20", VICTIM, SMALL)
     assert victim.status_code == 202, victim.text
     victim_id = victim.json()["id"]
-    wait_until(lambda: bool((store.get(job_id) or _never()).done), 60, "the compose job ended")
+    wait_until(lambda: all(p.done for p in parts(store, job_id)), 60, "its every shard ended")
     wait_until(lambda: bool((store.get(victim_id) or _never()).done), 60, "the small job done")
-    canceled, small = store.get(job_id), store.get(victim_id)
-    assert canceled is not None and small is not None
-    assert canceled.state is State.CANCELED, canceled
-    # Server-side: from the cancel's request to the job's end, and the victim's whole life.
-    assert canceled.cancel_requested is not None and canceled.finished is not None
-    assert canceled.finished - canceled.cancel_requested <= 1.0, canceled
+    canceled, *shards = parts(store, job_id)
+    assert canceled.state is State.CANCELED and canceled.cancel_requested is not None, canceled
+    # Server-side: from the cancel's request to the end of the job and of its every shard
+    # (the old walk ended the job's record at once, its shards never), and the victim's life.
+    assert len(shards) == canceled.shards > 1
+    assert all(part.finished is not None for part in (canceled, *shards))
+    latest = max(part.finished or 0.0 for part in (canceled, *shards))
+    assert latest - canceled.cancel_requested <= 1.0, (canceled, shards)
+    small = store.get(victim_id)
+    assert small is not None
     assert small.state is State.SUCCEEDED and small.solutions_found == 1, small
     assert small.finished is not None and small.finished - small.created <= 2.0, small
 
