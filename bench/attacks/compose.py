@@ -9,7 +9,9 @@ numbers make four digits); refused (422), it falls back to the biggest list of t
 service admits, to still measure a walk's cancel. While it runs, another client POSTs small
 enumerations one after another (`?wait=20`); then the attacker cancels, and the other client
 POSTs again. Printed: each victim latency (submit to its answer), the cancel's latency
-(server-side: the last end of the job and its shards minus the cancel's request) and the load.
+(server-side: the last end of the job and its shards minus the cancel's request; the records
+end at once even when the workers walk on, so the victim after the cancel is the measure of
+freed workers) and the load.
 """
 
 from __future__ import annotations
