@@ -20,7 +20,10 @@ can be cut into ranges of them (`start`, `end`): shards of a job each take one, 
 run resumes at `Tally.position`, the first set of addends whose candidates it has not all
 looked at (a result of that set found before the stop comes again: keep results by their
 text). A set's candidates, and those of them skipped, are counted into the Tally as the set
-starts.
+starts. Set indexes are Python integers (a range starts by unranking its first set, however far
+in), and a run asks its stop hook between candidates and, while it walks sets whose every
+candidate is pruned, every ASK_INTERVAL: no run goes long without looking at its flags.
+check_reach refuses a list whose sets no run could walk in the seconds it has.
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import chain, combinations_with_replacement, islice
+from itertools import chain, islice
 from math import comb
+from time import monotonic
 
 from .language.errors import ErrorCode, PuzzleError
 from .language.folding import fold, fold_case
@@ -49,6 +53,14 @@ ADDENDS = (1, 10)
 SOLUTIONS = (1, 1000)
 #: Distinct words a list needs to compose from.
 FEWEST_WORDS = 2
+#: Sets of addends a run walks a second at most, every candidate pruned: about 90,000-110,000
+#: for 100 three-letter words and 17,000 for 2,000 (a pruned bucket is still read mask by
+#: mask) on the 2-core development machine; check_reach weighs a list's sets by more than the
+#: fastest, so it refuses only a list no run could walk in time.
+SETS_PER_SECOND = 200_000
+#: Seconds between two asks of the stop hook at most while a run walks sets of addends whose
+#: candidates are all pruned (none searched, so no ask between candidates).
+ASK_INTERVAL = 0.01
 #: Letters a word of a list checked by check_words may have: every candidate's text (at most
 #: 11 words and their signs) then stays far below the cap on a puzzle's length, so no candidate
 #: is refused mid-run.
@@ -63,6 +75,7 @@ FAULTS = frozenset(
         ErrorCode.TOO_MANY_WORDS,
         ErrorCode.ADDENDS_OUT_OF_RANGE,
         ErrorCode.SOLUTIONS_OUT_OF_RANGE,
+        ErrorCode.SETS_OUT_OF_REACH,
     }
 )
 
@@ -71,12 +84,14 @@ __all__ = [
     "FAULTS",
     "FEWEST_WORDS",
     "LONGEST_WORD",
+    "SETS_PER_SECOND",
     "SOLUTIONS",
     "Composed",
     "Tally",
     "by_difficulty",
     "candidates",
     "check_counts",
+    "check_reach",
     "check_word_count",
     "check_words",
     "compose",
@@ -174,6 +189,23 @@ def check_counts(addends: object, solutions: object) -> tuple[int, int]:
             high=high,
         )
     return checked_addends, checked_solutions
+
+
+def check_reach(count: int, addends: int, seconds: float) -> int:
+    """The sets of addends a run over `count` words goes through, if it can walk them within
+    `seconds` at SETS_PER_SECOND (PuzzleError naming "options.addends" otherwise)."""
+    sets = comb(count + addends - 1, addends)
+    most = int(seconds * SETS_PER_SECOND)
+    if sets > most:
+        raise PuzzleError(
+            ErrorCode.SETS_OUT_OF_REACH,
+            field="options.addends",
+            sets=sets,
+            addends=addends,
+            words=count,
+            cap=most,
+        )
+    return sets
 
 
 def _count(value: object, bounds: tuple[int, int]) -> int | None:
@@ -307,19 +339,55 @@ def groups(words: list[str], addends: int = 2) -> int:
     return comb(len(words) + addends - 1, addends)
 
 
-def _sets(n: int, addends: int, start: int = 0) -> Iterator[tuple[int, ...]]:
-    """The sets of addends (positions in the list, each set ascending) from the `start`-th,
-    the list growing word by word: every set of the first k words comes before any with
-    word k+1. So a run cut short (at the results cap) has composed with the list's first
-    words (a frequency list's most common ones), not with its first word alone."""
-    done = 0
-    for top in range(n):
-        size = comb(top + addends - 1, addends - 1)  # the sets whose last word is `top`
-        if done + size > start:
-            rest = combinations_with_replacement(range(top + 1), addends - 1)
-            for others in islice(rest, max(0, start - done), None):
-                yield (*others, top)
-        done += size
+def _sets(
+    n: int, addends: int, start: int = 0, end: int | None = None
+) -> Iterator[tuple[int, ...]]:
+    """The sets of addends (positions in the list, each set ascending) from the `start`-th up
+    to the `end`-th, the list growing word by word: every set of the first k words comes before
+    any with word k+1. So a run cut short (at the results cap) has composed with the list's
+    first words (a frequency list's most common ones), not with its first word alone. Indexes
+    are Python integers: a range far past 2**63 starts at once (unranked, not skipped to)."""
+    last = comb(n + addends - 1, addends)
+    end = last if end is None else min(end, last)
+    if start >= end:
+        return
+    top, others = _unrank(start, addends, n)
+    for _ in range(end - start):
+        yield (*others, top)
+        if not _advance(others, top):  # every set whose last word is `top` is done
+            top, others = top + 1, [0] * (addends - 1)
+
+
+def _unrank(index: int, addends: int, n: int) -> tuple[int, list[int]]:
+    """The `index`-th set of addends of the run's order: its last word, and the others in
+    ascending order (the sets of the first `top` words come first, then those ending in word
+    `top` in lexicographic order)."""
+    low, high = 0, n - 1
+    while low < high:  # the last top with comb(top + addends - 1, addends) <= index
+        middle = (low + high + 1) // 2
+        if comb(middle + addends - 1, addends) <= index:
+            low = middle
+        else:
+            high = middle - 1
+    top, rank = low, index - comb(low + addends - 1, addends)
+    others: list[int] = []
+    least = 0
+    for place in range(addends - 1):
+        after = addends - 2 - place  # positions left once this one is chosen
+        while rank >= (below := comb(top - least + after, after)):
+            rank -= below  # every set with this word here comes earlier
+            least += 1
+        others.append(least)
+    return top, others
+
+
+def _advance(others: list[int], top: int) -> bool:
+    """Move the others to the next ascending list of words up to `top` (False: none left)."""
+    for place in range(len(others) - 1, -1, -1):
+        if others[place] < top:
+            others[place:] = [others[place] + 1] * (len(others) - place)
+            return True
+    return False
 
 
 def _searched(
@@ -330,14 +398,15 @@ def _searched(
     tally: Tally,
     start: int,
     end: int | None,
+    halt: Callable[[], bool] | None = None,
 ) -> Iterator[tuple[int, tuple[int, ...], list[int]]]:
     """Each set of addends from `start` up to `end` with the results worth a search (the
-    others counted); `tally.position` moves on once the consumer is done with a set."""
+    others counted); `tally.position` moves on once the consumer is done with a set. `halt`
+    is asked before each set (True: end here, at that set)."""
     tally.position = start
-    sets = _sets(len(words.ordered), addends, start)
-    if end is not None:
-        sets = islice(sets, max(0, end - start))
-    for group, terms in enumerate(sets, start):
+    for group, terms in enumerate(_sets(len(words.ordered), addends, start, end), start):
+        if halt is not None and halt():
+            return
         yield group, terms, words.results(terms, base, policy, tally)
         tally.position = group + 1
 
@@ -380,16 +449,18 @@ def compose(
 ) -> Iterator[Composed]:
     """Yield every candidate with exactly `solutions` solutions among the sets of addends from
     `start` up to `end`, searching each only until one more would be found; `stop` is asked
-    between candidates (True: end here, `tally.position` saying where to go on)."""
+    between candidates, and at least every ASK_INTERVAL while sets are walked with none (True:
+    end here, `tally.position` saying where to go on)."""
     policy = LeadingZeros(leading_zeros)
     tally = tally if tally is not None else Tally()
     listed, count, shortest = _Words(words, policy), counter(), _shortest(policy)
     folded = listed.folded
-    for group, terms, results in _searched(listed, addends, base, policy, tally, start, end):
+    ask, due = _asking(stop)
+    for group, terms, results in _searched(listed, addends, base, policy, tally, start, end, due):
         sums = tuple(folded[t] for t in terms)
         short = max(map(len, sums)) <= LONGEST
         for result in results:
-            if stop is not None and stop():
+            if ask():
                 return
             tally.searched += 1
             # The columns count in microseconds; only a result builds its puzzle.
@@ -403,6 +474,26 @@ def compose(
             if len(found) == solutions:
                 tally.results += 1
                 yield Composed(puzzle, found, group)
+
+
+def _asking(stop: Callable[[], bool] | None) -> tuple[Callable[[], bool], Callable[[], bool]]:
+    """(ask, due): ask the stop hook now; ask it only if ASK_INTERVAL has passed since it was
+    last asked (the walk over pruned sets, which may go minutes between candidates)."""
+    if stop is None:
+        return (lambda: False), (lambda: False)
+    hook = stop
+    asked = [monotonic()]
+
+    def ask() -> bool:
+        """Ask the hook, noting when."""
+        asked[0] = monotonic()
+        return hook()
+
+    def due() -> bool:
+        """Ask the hook if it has not been asked for ASK_INTERVAL."""
+        return monotonic() - asked[0] >= ASK_INTERVAL and ask()
+
+    return ask, due
 
 
 def _solutions(

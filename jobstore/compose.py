@@ -17,7 +17,7 @@ from typing import Any
 import redis
 
 import alphametic
-from alphametic.compose import by_difficulty, check_counts, check_words
+from alphametic.compose import by_difficulty, check_counts, check_reach, check_words
 
 from .admission import OptionsError, Submission
 from .keys import Keys
@@ -79,11 +79,13 @@ def check_compose_options(options: object) -> dict[str, Any]:
     return {"addends": addends, "base": base, "leading_zeros": policy.value, "solutions": solutions}
 
 
-def admit_compose(words: object, options: object, most: int) -> Submission:
+def admit_compose(words: object, options: object, most: int, seconds: float) -> Submission:
     """Check a compose request's words (at most `most` distinct ones) and options, once: their
-    JSON shapes here, their values by the engine (PuzzleError naming the field)."""
+    JSON shapes here, their values by the engine (PuzzleError naming the field), and that its
+    sets of addends can be walked within `seconds` of search (its budget)."""
     checked = check_words(words, most)
     word_list = WordList(tuple(checked), check_compose_options(options))
+    check_reach(len(checked), int(word_list.settings["addends"]), seconds)
     payload = json.dumps([Mode.COMPOSE.value, word_list.text, word_list.options()], sort_keys=True)
     fingerprint = hashlib.sha256(payload.encode()).hexdigest()
     # Never small: a run lists every set of addends (its band is BIG's, as a big enumeration).

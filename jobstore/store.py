@@ -90,8 +90,11 @@ class JobStore:
     def admit_compose(self, words: object, options: object) -> Submission:
         """Check a compose request's words and options once (OptionsError for their JSON
         shape, the engine's PuzzleError for a word, a count, a base or a policy): what
-        queue() takes."""
-        return compose.admit_compose(words, options, self.settings.max_compose_words)
+        queue() takes; a list whose sets of addends no run could walk within the job's search
+        budget is refused too (sets_out_of_reach)."""
+        settings = self.settings
+        budget = settings.search_budget(Mode.COMPOSE, sharded=settings.shard_threshold > 0)
+        return compose.admit_compose(words, options, settings.max_compose_words, budget)
 
     def submit(
         self,

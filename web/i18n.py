@@ -8,6 +8,7 @@ English (web/README.md).
 
 from __future__ import annotations
 
+import decimal
 from pathlib import Path
 from typing import Any
 
@@ -73,8 +74,11 @@ def remember(response: Response) -> Response:
 
 
 def number(value: float | int | None) -> str:
-    """A count formatted for the locale, with its thousands separators."""
-    return str(flask_babel.format_decimal(value or 0))
+    """A count formatted for the locale, with its thousands separators (digits enough for
+    any count: Babel rounds in the decimal context, 28 digits by default)."""
+    with decimal.localcontext() as context:
+        context.prec = max(context.prec, len(f"{value or 0:.0f}") + 8)
+        return str(flask_babel.format_decimal(value or 0))
 
 
 def percent(progress: float | None) -> str:

@@ -63,6 +63,10 @@ CANDIDATES_PER_SECOND = 140_000.0
 HANDED_BACK = (STOPPED, YIELDED, STALE)
 
 
+class _Halted(Exception):
+    """Raised inside a result's rating when the run must end (its check said so)."""
+
+
 class ComposeRun:
     """One run of a compose job: results and progress written together, guarded by its claim."""
 
@@ -123,6 +127,8 @@ class ComposeRun:
                 self.pending.append(self.entry(composed))
                 if self.full:
                     break
+        except _Halted:
+            pass  # the result being rated is found again from the checkpoint (its set's)
         except SoftTimeLimitExceeded:
             self.outcome = FAILED  # Celery's backstop to the deadline interrupted it
         return self.finish()
@@ -132,9 +138,15 @@ class ComposeRun:
         puzzle = composed.puzzle
         difficulty = None
         if len(composed.solutions) == 1:
-            rating = explain(puzzle, seconds=RATE_SECONDS).difficulty
+            rating = explain(puzzle, seconds=RATE_SECONDS, interrupt=self.halt).difficulty
             difficulty = {"score": rating.score, "label": rating.label}
         return puzzle.text, encode(puzzle.text, list(composed.solutions), difficulty)
+
+    def halt(self) -> None:
+        """The rating's interrupt hook: the run's check, raising _Halted when it says stop (a
+        rating may search for up to RATE_SECONDS)."""
+        if self.check():
+            raise _Halted
 
     def check(self) -> bool:
         """Asked between candidates: the deadline, the stop signal, writes and the flags."""

@@ -13,6 +13,7 @@ from ..compose import (
     Tally,
     by_difficulty,
     check_counts,
+    check_reach,
     check_word_count,
     compose,
     words_of,
@@ -27,6 +28,9 @@ from .console import Console, catch_interrupt
 # CPU seconds the explanation that rates a result may search (results are unique puzzles:
 # their one solution is found in milliseconds; the deductions are bounded on their own).
 RATE_SECONDS = 1.0
+# Seconds a run may walk its sets of addends (a job's are its search budget): a list whose
+# walk alone would take longer than a day is refused as the service refuses it (exit 2).
+REACH_SECONDS = 86_400.0
 
 
 # How results are printed: as found, or by difficulty (alphametic.compose.by_difficulty).
@@ -98,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
     check_counts(args.addends, args.solutions)
     check_base(args.base)
     words = check_word_count(_words(args))
+    check_reach(len(words), args.addends, REACH_SECONDS)
     started = time.perf_counter()
     tally = Tally()
     held: list[tuple[Composed, Rating]] = []  # results to print in order, at the end

@@ -66,6 +66,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_WORDS = "too_many_words"
     ADDENDS_OUT_OF_RANGE = "addends_out_of_range"
     SOLUTIONS_OUT_OF_RANGE = "solutions_out_of_range"
+    SETS_OUT_OF_REACH = "sets_out_of_reach"
 
 
 _HELP = "use words of letters, numbers, + - * / ^ ( ), = and ; or new lines"
@@ -123,6 +124,8 @@ ENGLISH: dict[ErrorCode, str] = {
     "not {value!r}",
     ErrorCode.SOLUTIONS_OUT_OF_RANGE: "the number of solutions must be from {low} to {high}, "
     "not {value!r}",
+    ErrorCode.SETS_OUT_OF_REACH: "{words:,} words make {sets:,} sets of {addends} addends, more "
+    "than a run can go through in time ({cap:,}): take fewer addends or fewer words",
 }
 
 

@@ -1,0 +1,1 @@
+"""Attack benchmarks: another client's latency while one client attacks (issue 32)."""

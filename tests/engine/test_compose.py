@@ -11,7 +11,16 @@ from pathlib import Path
 import pytest
 
 from alphametic.cli.main import main
-from alphametic.compose import LONGEST, Tally, candidates, compose, groups, words_of
+from alphametic.compose import (
+    LONGEST,
+    Tally,
+    candidates,
+    check_reach,
+    compose,
+    groups,
+    words_of,
+)
+from alphametic.language.errors import ErrorCode, PuzzleError
 from alphametic.language.options import LeadingZeros
 from alphametic.linear.columns import count_columns, counter
 from tests.support.words import brute, value
@@ -314,3 +323,58 @@ def test_the_command_line_refuses_counts_as_the_api_does(
     words.write_text("\n".join(WORDS) + "\n")
     assert main(["compose", *argv, str(words)]) == 2
     assert says in capsys.readouterr().err
+
+
+def _reference_sets(n: int, addends: int) -> list[tuple[int, ...]]:
+    """The run's order of the sets of addends, written out: by last word, the others in
+    lexicographic order (every set of the first k words before any with word k+1)."""
+    return [
+        (*others, top)
+        for top in range(n)
+        for others in combinations_with_replacement(range(top + 1), addends - 1)
+    ]
+
+
+@pytest.mark.parametrize(("n", "addends"), [(1, 1), (5, 1), (6, 2), (5, 3), (4, 5)])
+def test_a_range_of_sets_is_the_run_s_order_from_any_start(n: int, addends: int) -> None:
+    words = [chr(ord("A") + i) * 2 for i in range(n)]
+    whole = _reference_sets(n, addends)
+    assert groups(words, addends) == len(whole)
+    for start in range(len(whole) + 1):
+        for end in (start, start + 1, start + 7, len(whole), len(whole) + 3):
+            tally = Tally()
+            list(compose(words, addends=addends, base=36, tally=tally, start=start, end=end))
+            assert tally.position == (start if start >= len(whole) else min(end, len(whole)))
+    texts = [t for _, t in candidates(words, addends, 36, start=3, end=9)]
+    expected = [
+        f"{' + '.join(words[i] for i in terms)} = {r}"
+        for terms in whole[3:9]
+        for r in words
+        if r not in {words[i] for i in terms}
+    ]
+    assert texts == expected
+
+
+def test_a_range_far_past_2_to_the_63_starts_at_once() -> None:
+    """Ten addends from 2,000 words make ~2.9e26 sets: a shard's range that far in starts where
+    it says (the old walk skipped to it with islice, whose bounds stop at 2**63)."""
+    words = [a + b + c for a in "ABCDEFGHIJKLM" for b in "NOPQRSTUVW" for c in "XYZABCDEFGHIJKLMN"]
+    words = words[:2000]
+    total = groups(words, 10)
+    assert total > 2**87
+    for start in (2**63 + 5, total // 2, total - 3):
+        tally = Tally()
+        found = list(compose(words, addends=10, tally=tally, start=start, end=start + 3))
+        assert found == [] and tally.searched == 0 and tally.position == start + 3
+
+
+def test_a_list_no_run_could_walk_is_refused(tmp_path: Path) -> None:
+    assert check_reach(100, 2, 1.0) == 5050
+    with pytest.raises(PuzzleError) as refused:
+        check_reach(100, 10, 1_800.0)
+    assert refused.value.code is ErrorCode.SETS_OUT_OF_REACH
+    assert refused.value.field == "options.addends"
+    assert "42,634,215,112,710 sets" in str(refused.value)
+    words = tmp_path / "words.txt"
+    words.write_text("\n".join(f"{a}{b}{c}" for a in "ABCDE" for b in "FGHIJ" for c in "KLMN"))
+    assert main(["compose", "--addends", "10", str(words)]) == 2

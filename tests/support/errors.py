@@ -8,7 +8,7 @@ from typing import Any
 
 import alphametic
 from alphametic import ErrorCode, PuzzleError
-from alphametic.compose import check_counts, check_words
+from alphametic.compose import check_counts, check_reach, check_words
 
 DEEP = "(" * 60 + "A" + ")" * 60 + " = B"
 MANY_TERMS = " + ".join(["A"] * 1000) + " = B"
@@ -70,6 +70,7 @@ EXAMPLES: dict[ErrorCode, Callable[[], object]] = {
     ErrorCode.TOO_MANY_WORDS: lambda: check_words(["SEND", "MORE", "MONEY"], most=2),
     ErrorCode.ADDENDS_OUT_OF_RANGE: lambda: check_counts(11, 1),
     ErrorCode.SOLUTIONS_OUT_OF_RANGE: lambda: check_counts(2, True),
+    ErrorCode.SETS_OUT_OF_REACH: lambda: check_reach(2_000, 10, 1_800.0),
 }
 
 

@@ -117,6 +117,8 @@ AB = {"words": ["A", "B"]}
         ({"words": ["SEND", "E" * 101]}, "words", "word_too_long"),
         ({**AB, "options": {"addends": 0}}, "options.addends", "addends_out_of_range"),
         ({**AB, "options": {"addends": 11}}, "options.addends", "addends_out_of_range"),
+        ({"words": [a + b + c for a in "ABCDEFGHIJ" for b in "KLMNOPQRST" for c in "UVWXY"],
+          "options": {"addends": 10}}, "options.addends", "sets_out_of_reach"),
         ({"words": ["A", "B"], "options": {"solutions": 0}}, "options.solutions",
          "solutions_out_of_range"),
         ({"words": ["A", "B"], "options": {"solutions": True}}, "options.solutions",

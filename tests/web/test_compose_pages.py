@@ -48,9 +48,15 @@ def test_a_built_in_list_fills_the_words_in(client: FlaskClient) -> None:
     assert "用意された語のリストから始める" in page
 
 
+# 100 distinct three-letter words: ten addends make 4.3e13 sets, more than any run can walk.
+HUNDRED = [a + b + c for a in "ABCDE" for b in "FGHIJ" for c in "KLMN"]
+
+
 @pytest.mark.parametrize(
     ("fields", "field", "lang", "says"),
     [
+        ({"words": "\n".join(HUNDRED), "addends": "10"}, "addends", "ja", "足す 10 語を選ぶ"),
+        ({"words": " ".join(HUNDRED), "addends": "10"}, "addends", "en", "42,634,215,112,710"),
         ({"words": "SEND"}, "words", "en", "at least two different words"),
         ({"words": "SEND M0RE"}, "words", "en", "letters only"),
         ({"words": "A B", "addends": "0"}, "addends", "en", "from 1 to 10"),

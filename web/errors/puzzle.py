@@ -117,6 +117,11 @@ SAYINGS: dict[ErrorCode, Say] = {
     ErrorCode.SOLUTIONS_OUT_OF_RANGE: lambda v: _(
         "The number of solutions must be a whole number from %(low)s to %(high)s.", **v
     ),
+    ErrorCode.SETS_OUT_OF_REACH: lambda v: _(
+        "%(words)s words make %(sets)s ways to choose %(addends)s words to add: too many to go "
+        "through in time (at most %(cap)s). Add fewer words at a time, or give fewer words.",
+        **v,
+    ),
 }
 
 
@@ -129,7 +134,7 @@ def _values(exc: PuzzleError) -> dict[str, Any]:
         values["word"] = repr(values["word"])
     if "char" in values and not str(values["char"]).isprintable():
         values["char"] = values["codepoint"]  # a control character shows as its number
-    for key in ("cap", "bits"):
+    for key in ("cap", "bits", "sets", "words"):
         if key in values:
             values[key] = number(values[key])
     return values
