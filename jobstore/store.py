@@ -17,7 +17,7 @@ from typing import Any
 import alphametic
 
 from . import compose, shards, transitions
-from .admission import STORAGE_RETRY, StorageFull, Submission, TooManyJobs, admit
+from .admission import OverShare, StorageFull, Submission, TooManyJobs, admit
 from .connection import (
     UNREACHABLE,
     Breaker,
@@ -40,6 +40,7 @@ from .model import (
     CHUNK,
     FIRST,
     QUEUES,
+    TERMINAL,
     UNFINISHED,
     Job,
     Mode,
@@ -136,12 +137,14 @@ class JobStore:
         checked_mode, parsed = submission.mode, submission.puzzle
         new_id = str(uuid.uuid4())
         # A storing job's storage (an enumeration's solutions, a compose job's results) is
-        # reserved first (refused: StorageFull), released again unless its job is created.
+        # reserved first (refused: OverShare or StorageFull), released again unless its job is
+        # created.
         storing = checked_mode in (Mode.ENUMERATE, Mode.COMPOSE)
-        reserved = self.reserve(new_id, submission) if storing else False
-        if reserved is None:
+        try:
+            reserved = self.reserve(new_id, submission, client) if storing else False
+        except (OverShare, StorageFull):
             self.count_request(client, rates)  # refused, but still a request of this client
-            raise StorageFull(STORAGE_RETRY)
+            raise
         dedup = self.keys.dedup(submission.fingerprint)
         now = time.time()
         lane = FIRST if submission.small else BIG
@@ -254,8 +257,12 @@ class JobStore:
             raise RateLimited(rates, wait)
 
     @contextlib.contextmanager
-    def alone(self, client: str | None, what: str, seconds: float) -> Iterator[None]:
-        """Run the block as the client's only `what` (an estimate), else raise Busy at once.
+    def alone(
+        self, client: str | None, what: str, seconds: float, lasts: float | None = None
+    ) -> Iterator[None]:
+        """Run the block as the client's only `what` (an estimate), else raise Busy at once,
+        saying to retry once the running one has taken `lasts` seconds (what such work
+        takes; default `seconds`), and no later than its marker's end.
 
         The marker expires after `seconds` (the most the work takes), so a process that dies
         inside the block frees it; best-effort like count_request: with Redis away, it runs.
@@ -275,7 +282,9 @@ class JobStore:
                 left = int(self.redis.pttl(key))
             except UNREACHABLE:
                 left = ttl
-            raise Busy(what, math.ceil(max(left, 0) / 1000))
+            ran = ttl - max(left, 0)  # milliseconds the running one has taken so far
+            wait = min(max(left, 0), (seconds if lasts is None else lasts) * 1000 - ran)
+            raise Busy(what, math.ceil(max(wait, 0) / 1000))
         try:
             yield
         finally:
@@ -424,29 +433,67 @@ class JobStore:
             self._memory = (time.monotonic(), used, cap)
         return used, cap
 
-    def reserve(self, job_id: str, submission: Submission) -> bool | None:
+    def reserve(self, job_id: str, submission: Submission, client: str | None = None) -> bool:
         """Reserve the memory a new storing job may take (reserve.lua): True when reserved,
-        False when Redis has no memory limit, None when refused (what Redis uses plus what
-        the admitted enumerations and compose jobs may still store would pass the watermark).
-        A job then stops storing at the watermark, or waits, before Redis refuses writes."""
+        False when Redis has no memory limit. Raises OverShare when the client's unfinished
+        storing jobs would pass its share of the watermark, StorageFull when what Redis uses
+        plus what every client's may still store would pass the watermark (both with the
+        seconds until a job whose end frees room ends). A job then stops storing at the
+        watermark, or waits, before Redis refuses writes."""
         used, cap = self.memory()
         if cap <= 0:
             return False
-        if isinstance(submission.puzzle, compose.WordList):  # results, up to their cap
-            most = self.settings.max_compose_results
-            per = compose.bytes_per_result(submission.puzzle)
-        else:
-            most = self.settings.max_stored_solutions
-            if submission.estimate is not None:  # its search's nodes: at least its solutions
-                most = min(most, math.ceil(submission.estimate))
-            per = bytes_per_solution(len(submission.puzzle.letters))
+        watermark = int(self.settings.memory_watermark * cap)
+        # No client (a script, a test): no share of its own (0), only the watermark.
+        share = int(self.settings.client_memory_share * watermark) if client else 0
+        most, per = self.most_stored(submission)
+        budget = self.settings.max_stored_per_client if client else 0
         reserve = transitions.Reserve(
-            self.keys, job_id, math.ceil(most * per), per, used,
-            int(self.settings.memory_watermark * cap), time.time(), RESERVE_GRACE,
-            self.settings.ttl,
+            self.keys, job_id, math.ceil(most * per), per, used, watermark, time.time(),
+            RESERVE_GRACE, self.settings.ttl, client or "", share, budget,
         )  # fmt: skip
-        ok, _ = self.scripts.call(reserve)
-        return True if int(ok) else None
+        ok, *why = self.scripts.call(reserve)
+        if int(ok):
+            return True
+        reason, jobs = transitions.Refused(why[0]), [str(key) for key in why[1:]]
+        if reason is transitions.Refused.SHARE:
+            raise OverShare(share, self.first_end(jobs))
+        raise StorageFull(self.first_end(jobs))
+
+    def most_stored(self, submission: Submission) -> tuple[float, float]:
+        """(how many solutions or results a new storing job can store at most, bytes each).
+
+        An enumeration stores no more than its cap, nor more than it has solutions: fewer than
+        its search's nodes when estimated (lanes.sized), and never more than every assignment
+        of distinct digits to its letters (a product's honest bound when it has no estimate).
+        """
+        if isinstance(submission.puzzle, compose.WordList):  # results, up to their cap
+            return self.settings.max_compose_results, compose.bytes_per_result(submission.puzzle)
+        most = float(self.settings.max_stored_solutions)
+        if submission.estimate is not None:  # its search's nodes: at least its solutions
+            most = min(most, math.ceil(submission.estimate))
+        puzzle = submission.puzzle
+        if isinstance(puzzle, alphametic.Puzzle):
+            most = min(most, alphametic.assignments(puzzle, most))
+        return most, bytes_per_solution(len(puzzle.letters))
+
+    def first_end(self, jobs: Sequence[str]) -> int:
+        """Seconds until the first of these jobs (keys) ends: when its search finishes or its
+        search time runs out at its pace now (`eta`, `limit_at`), else once its search time
+        left is spent (a queued job's; 1 when none is left)."""
+        fields = ("mode", "ran", "limit_at", "shards", "state", "eta")
+        with self.redis.pipeline(transaction=False) as pipe:
+            for key in jobs:
+                pipe.hmget(key, fields)
+            records = pipe.execute()
+        now, ends = time.time(), []
+        for mode, ran, limit_at, split, state, eta in records:
+            if not mode or not state or State(state) in TERMINAL:
+                return 1  # it ended already: its room is free at the next try
+            budget = self.settings.search_budget(mode, sharded=int(split or 0) > 0)
+            end = float(limit_at) - now if limit_at else budget - float(ran or 0)
+            ends.append(min(end, float(eta)) if eta and state == State.RUNNING else end)
+        return max(1, math.ceil(min(ends, default=1.0)))
 
     def release(self, job_id: str) -> None:
         """Drop a reservation whose job was not created (best-effort: it lapses by itself)."""

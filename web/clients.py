@@ -79,6 +79,12 @@ def _charging(view: Callable[P, R], upfront: bool) -> Callable[P, R]:
     return counted
 
 
+def uncharged() -> None:
+    """Leave this request of a @charged form view uncounted: it was refused for what was typed
+    (nothing queued, nothing worked out), so it does not spend the rate meant for jobs."""
+    g.pop("alphametic_uncharged", None)
+
+
 def _charge() -> None:
     """Count this request against the client's rates now, unless it was counted already."""
     if g.pop("alphametic_uncharged", False):

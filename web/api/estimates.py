@@ -122,7 +122,7 @@ def for_request(text: str, options: Mapping[str, Any], app: Flask) -> dict[str, 
     Raises Busy while another estimate of this client runs (one at a time per client).
     """
     given = json.dumps(dict(options), sort_keys=True)
-    with store().alone(client_id(), "estimate", ALONE_SECONDS):
+    with store().alone(client_id(), "estimate", ALONE_SECONDS, lasts=CPU_BUDGET):
         nodes, solutions, exact, listing = offload(lambda: _measure(text, given))
     settings = app.extensions["alphametic.settings"]
     # Storing the solutions costs the worker more than finding them, beyond some size.
