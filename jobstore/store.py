@@ -491,8 +491,11 @@ class JobStore:
             if not mode or not state or State(state) in TERMINAL:
                 return 1  # it ended already: its room is free at the next try
             budget = self.settings.search_budget(mode, sharded=int(split or 0) > 0)
-            end = float(limit_at) - now if limit_at else budget - float(ran or 0)
-            ends.append(min(end, float(eta)) if eta and state == State.RUNNING else end)
+            end = budget - float(ran or 0)  # queued (or yielded): at the least, this long
+            if state == State.RUNNING:  # its run's own view, written with its progress
+                end = float(limit_at) - now if limit_at else end
+                end = min(end, float(eta)) if eta else end
+            ends.append(end)
         return max(1, math.ceil(min(ends, default=1.0)))
 
     def release(self, job_id: str) -> None:

@@ -108,11 +108,11 @@ def rate_message(seconds: int) -> str:
     seconds it may start the next (the rate window's end)."""
     return ngettext(
         "Too many jobs were started from your address in a short time. Try again in "
-        "%(num)s second.",
+        "%(count)s second.",
         "Too many jobs were started from your address in a short time. Try again in "
-        "%(num)s seconds.",
+        "%(count)s seconds.",
         seconds,
-        num=number(seconds),
+        count=number(seconds),
     )
 
 
