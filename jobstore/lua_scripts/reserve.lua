@@ -1,8 +1,8 @@
 -- Admission of a job that stores (an enumeration, a compose job) against Redis's memory watermark,
--- client by client. A job's share is its bytes less what it stored so far (its `stored_all` when
--- sharded, else `stored_count`, times the bytes per solution); it is dropped once the job has
--- ended, expired, or stored it all, and a reservation whose record never appeared (a create
--- refused or lost) after `grace`. A client's reservation is the sum of its jobs' shares, but no
+-- client by client. A job's reservation is its bytes less what it stored so far (its
+-- `stored_all` when sharded, else `stored_count`, times the bytes per solution); it is dropped
+-- once the job has ended, expired, or stored it all, and one whose record never appeared (a
+-- create refused or lost) after `grace`. A client's reservation is the sum of its jobs', but no
 -- more than its storage budget lets its jobs still store (budget less its counter, at the
 -- largest bytes per solution of its jobs): its jobs together cannot store more than that.
 -- The new job is refused ('share') when its client's reservation with it would pass the
@@ -10,9 +10,10 @@
 -- reservation would pass the watermark; then it is reserved.
 -- KEYS: reservations hash (job key -> "bytes per-solution reserved-at client budget-key").
 -- ARGV: job key, bytes, bytes per solution, used memory, limit, now, grace, ttl, client,
---       client's share (bytes; 0: none), budget (solutions a client may store; 0: none), budget key.
+--       client's share (bytes; 0: none), budget (solutions a client may store; 0: none),
+--       the client's budget key.
 -- Returns {1} when reserved, else {0, 'share' | 'full', job keys whose end frees room...}: the
--- client's own for 'share', every client's for 'full'.
+-- client's own for 'share', every client's for 'full' (a thousand at most).
 local now, grace, budget = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[11])
 local me = ARGV[9]
 local clients = {}  -- client -> {bytes, largest per solution, budget key, job keys}
@@ -61,17 +62,24 @@ for client, c in pairs(clients) do
   total = total + bytes
   if client == me then mine = bytes end
 end
+-- The refusal with the job keys of these clients: at most a thousand (enough to find an early
+-- end, and few enough to unpack).
+local function refused(reason, of)
+  local out = {0, reason}
+  for _, c in pairs(of) do
+    for _, key in ipairs(c[4]) do
+      if #out < 1002 then out[#out + 1] = key end
+    end
+  end
+  return out
+end
 local own = clients[me] or {0, 0, ARGV[12], {}}
 local with = held(own, tonumber(ARGV[2]), tonumber(ARGV[3]))
 if tonumber(ARGV[10]) > 0 and with > tonumber(ARGV[10]) then
-  return {0, 'share', unpack(own[4])}
+  return refused('share', {own})
 end
 if tonumber(ARGV[4]) + total - mine + with > tonumber(ARGV[5]) then
-  local all = {}
-  for _, c in pairs(clients) do
-    for _, key in ipairs(c[4]) do all[#all + 1] = key end
-  end
-  return {0, 'full', unpack(all)}
+  return refused('full', clients)
 end
 redis.call('HSET', KEYS[1], ARGV[1],
   table.concat({ARGV[2], ARGV[3], ARGV[6], me, ARGV[12]}, ' '))
