@@ -82,13 +82,14 @@ def check_options(options: object) -> dict[str, Any]:
 class TooManyJobs(Exception):
     """The client already has `cap` unfinished jobs (ALPHAMETIC_MAX_QUEUED_PER_CLIENT)."""
 
-    def __init__(self, cap: int) -> None:
-        """Keep the cap for the error message."""
+    def __init__(self, cap: int, retry_after: int = 1) -> None:
+        """Keep the cap for the error message, and the seconds until its first job ends."""
         super().__init__(
             f"A client may have at most {cap} unfinished jobs; "
             "wait for one to finish or cancel one, then retry."
         )
         self.cap = cap
+        self.retry_after = max(1, retry_after)
 
 
 def normalise(

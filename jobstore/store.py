@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import alphametic
+from alphametic.search import NODES_PER_SECOND
 
 from . import compose, shards, transitions
 from .admission import OverShare, StorageFull, Submission, TooManyJobs, admit
@@ -32,7 +33,7 @@ from .connection import (
 from .handle import Handle
 from .holders import held, holder_field, withdraw
 from .keys import Keys
-from .lanes import turn_keys
+from .lanes import SMALL_SECONDS, turn_keys
 from .lua import scripts_for
 from .messages import task_message
 from .model import (
@@ -47,6 +48,7 @@ from .model import (
     Page,
     ResultOrder,
     State,
+    band_of,
     decode,
 )
 from .queue import place
@@ -67,6 +69,25 @@ RESERVE_GRACE = 30.0
 def bytes_per_solution(letters: int) -> float:
     """Bytes Redis takes for one stored solution of a puzzle of `letters` letters."""
     return letters * BYTES_PER_LETTER + 1
+
+
+def search_left(record: Mapping[str, str | None], settings: Settings, now: float) -> float:
+    """Seconds until a job (these fields of its record) ends at the earliest it can be told:
+    0 once ended; while it runs, when its search finishes or its time limit stops it (its
+    `eta`, `limit_at`); queued, the search its estimate says it needs (a small job's a moment)
+    within its search time left, counted from now (its wait in the queue is not known)."""
+    mode, state = record["mode"], record["state"]
+    if not mode or not state or State(state) in TERMINAL:
+        return 0.0
+    sharded = int(record["shards"] or 0) > 0
+    left = max(0.0, settings.search_budget(mode, sharded=sharded) - float(record["ran"] or 0))
+    if state == State.RUNNING:
+        limit_at, eta = record["limit_at"], record["eta"]
+        left = max(0.0, float(limit_at) - now) if limit_at else left
+        return min(left, float(eta)) if eta else left
+    if record["estimate"]:
+        return min(left, float(record["estimate"]) / NODES_PER_SECOND)
+    return min(left, SMALL_SECONDS) if band_of(int(record["lane"] or BIG))[0] == FIRST else left
 
 
 class JobStore:
@@ -197,8 +218,9 @@ class JobStore:
                 self.release(new_id)
         if status is Created.LIMITED:
             raise RateLimited(rates, int(detail))
-        if status is Created.FULL:
-            raise TooManyJobs(cap)
+        if status is Created.FULL:  # retry once the first of its unfinished jobs ends
+            mine = self.redis.smembers(self.keys.client(client or ""))
+            raise TooManyJobs(cap, self.first_end(sorted(mine)))
         if status is Created.EXISTING:
             job = self.get(detail)
             if job is not None:
@@ -478,24 +500,15 @@ class JobStore:
         return most, bytes_per_solution(len(puzzle.letters))
 
     def first_end(self, jobs: Sequence[str]) -> int:
-        """Seconds until the first of these jobs (keys) ends: when its search finishes or its
-        search time runs out at its pace now (`eta`, `limit_at`), else once its search time
-        left is spent (a queued job's; 1 when none is left)."""
-        fields = ("mode", "ran", "limit_at", "shards", "state", "eta")
+        """Seconds until the first of these jobs (keys) ends, as far as can be told now, never
+        later (a client told to retry after them is not kept waiting): 1 when one has ended."""
+        fields = ("mode", "ran", "limit_at", "shards", "state", "eta", "estimate", "lane")
         with self.redis.pipeline(transaction=False) as pipe:
             for key in jobs:
                 pipe.hmget(key, fields)
             records = pipe.execute()
-        now, ends = time.time(), []
-        for mode, ran, limit_at, split, state, eta in records:
-            if not mode or not state or State(state) in TERMINAL:
-                return 1  # it ended already: its room is free at the next try
-            budget = self.settings.search_budget(mode, sharded=int(split or 0) > 0)
-            end = budget - float(ran or 0)  # queued (or yielded): at the least, this long
-            if state == State.RUNNING:  # its run's own view, written with its progress
-                end = float(limit_at) - now if limit_at else end
-                end = min(end, float(eta)) if eta else end
-            ends.append(end)
+        now = time.time()
+        ends = [search_left(dict(zip(fields, r, strict=True)), self.settings, now) for r in records]
         return max(1, math.ceil(min(ends, default=1.0)))
 
     def release(self, job_id: str) -> None:

@@ -15,9 +15,6 @@ from web.store import store
 P = ParamSpec("P")
 R = TypeVar("R")
 
-# Seconds a client at the cap of unfinished jobs is told to wait before retrying.
-QUEUE_FULL_RETRY = 5
-
 
 def client_id() -> str:
     """Return the client's identity for the per-client rate limit and cap of unfinished jobs."""

@@ -16,7 +16,7 @@ from alphametic.wordlists import LISTS, word_list
 from jobstore import Job, OptionsError, RateLimited, ResultOrder, TooManyJobs
 from jobstore.compose import DEFAULTS
 from web.bodies import whole_number
-from web.clients import QUEUE_FULL_RETRY, charged, queue, uncharged
+from web.clients import charged, queue, uncharged
 from web.i18n import locale_tag
 from web.pages import forms, jobtext
 from web.paging import pager
@@ -110,7 +110,7 @@ def create_compose_job() -> Any:
         job = queue(submission)
     except TooManyJobs as exc:
         page, status = _show_form(values, {"queue": forms.queue_message(exc.cap)}, 429)
-        return page, status, {"Retry-After": str(QUEUE_FULL_RETRY)}
+        return page, status, {"Retry-After": str(exc.retry_after)}
     return redirect(url_for("pages.job_page", job_id=job.id), code=303)
 
 

@@ -21,7 +21,7 @@ from werkzeug.wrappers import Response
 from alphametic import PuzzleError, render
 from jobstore import Job, Mode, NotHeld, OptionsError, RateLimited, TooManyJobs, Unavailable
 from web.api import estimates
-from web.clients import QUEUE_FULL_RETRY, charged, client_id, queue, storage_left, uncharged
+from web.clients import charged, client_id, queue, storage_left, uncharged
 from web.drawings import answer_of, grid_rows, solution_rows
 from web.errors import answers
 from web.errors.answers import Refusal
@@ -197,7 +197,7 @@ def create_job() -> Any:
         job = queue(submission, request.form.get("fresh") == "1")
     except TooManyJobs as exc:
         page, status = _show_form(values, {"queue": forms.queue_message(exc.cap)}, 429)
-        return page, status, {"Retry-After": str(QUEUE_FULL_RETRY)}
+        return page, status, {"Retry-After": str(exc.retry_after)}
     return redirect(url_for("pages.job_page", job_id=job.id), code=303)
 
 
