@@ -71,9 +71,9 @@ def test_retry_after_is_when_the_clients_first_job_can_end(
     """At the cap, Retry-After is the seconds until the first of the client's jobs can end:
     a big job queued needs its whole time limit of search, not the old fixed 5 s."""
     app = capped()
-    big = {"puzzle": "ABCDEFGHI * JKLMNOPQR = STUVWXYZ", "options": {"base": 30}}
-    for fixed in ({"A": 1}, {"A": 2}):
-        body = {**big, "options": {**big["options"], "fixed": fixed}}
+    for digit in (1, 2):  # two distinct big products (no estimate: their time limit's search)
+        options = {"base": 30, "fixed": {"A": digit}}
+        body = {"puzzle": "ABCDEFGHI * JKLMNOPQR = STUVWXYZ", "options": options}
         assert app.test_client().post("/api/jobs", json=body).status_code == 202
     refused = post(app, PUZZLES[0])
     assert_problem(refused, 429)
