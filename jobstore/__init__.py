@@ -23,7 +23,7 @@ worker and the web import no redis, no Lua and no key module (tests/ship/test_st
 
 from __future__ import annotations
 
-from .admission import OptionsError, StorageFull, Submission, TooManyJobs
+from .admission import OptionsError, OverShare, StorageFull, Submission, TooManyJobs
 from .connection import Full, Unavailable
 from .holders import NotHeld
 from .keys import Keys
@@ -58,6 +58,7 @@ __all__ = [
     "Mode",
     "NotHeld",
     "OptionsError",
+    "OverShare",
     "Page",
     "Rate",
     "RateLimited",

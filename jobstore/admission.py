@@ -1,7 +1,7 @@
 """What a submission must pass before it is queued: its mode, options and puzzle checked, its
-fingerprint for deduplication, and the errors of the per-client cap and of a nearly full Redis
-(JobStore.submit uses them; the API checks a request's options with check_options before it
-gets that far).
+fingerprint for deduplication, and the errors of the per-client cap, of a client holding its
+share of Redis's memory and of a nearly full Redis (JobStore.submit uses them; the API checks a
+request's options with check_options before it gets that far).
 """
 
 from __future__ import annotations
@@ -82,13 +82,14 @@ def check_options(options: object) -> dict[str, Any]:
 class TooManyJobs(Exception):
     """The client already has `cap` unfinished jobs (ALPHAMETIC_MAX_QUEUED_PER_CLIENT)."""
 
-    def __init__(self, cap: int) -> None:
-        """Keep the cap for the error message."""
+    def __init__(self, cap: int, retry_after: int = 1) -> None:
+        """Keep the cap for the error message, and the seconds until its first job ends."""
         super().__init__(
             f"A client may have at most {cap} unfinished jobs; "
             "wait for one to finish or cancel one, then retry."
         )
         self.cap = cap
+        self.retry_after = max(1, retry_after)
 
 
 def normalise(
@@ -145,16 +146,28 @@ def fingerprint(mode: Mode, puzzle: Any) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-STORAGE_RETRY = 60  # seconds a client refused for lack of memory is told to wait
-
-
 class StorageFull(Exception):
     """Redis is above its memory watermark: no new job that stores solutions for now."""
 
     def __init__(self, retry_after: int) -> None:
-        """Keep the seconds to wait for the error answer."""
+        """Keep the seconds to wait (until the first admitted storing job ends at the latest)."""
         super().__init__(
             "The job store is nearly full; new enumerations are refused for now. "
             "Count the solutions instead, or retry later."
         )
-        self.retry_after = retry_after
+        self.retry_after = max(1, retry_after)
+
+
+class OverShare(Exception):
+    """The client's own unfinished storing jobs hold its share of the job store's memory
+    (ALPHAMETIC_CLIENT_MEMORY_SHARE of the watermark): its next one waits for one of them."""
+
+    def __init__(self, share: int, retry_after: int) -> None:
+        """Keep the share (bytes) and the seconds until the client's first such job ends."""
+        super().__init__(
+            f"Your unfinished enumerations and compose jobs may store up to {share:,} bytes, "
+            "this client's share of the job store; a new one is refused until one of them "
+            "ends. Count the solutions instead, cancel one, or retry later."
+        )
+        self.share = share
+        self.retry_after = max(1, retry_after)

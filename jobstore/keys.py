@@ -33,9 +33,10 @@ Redis layout (every key under the deployment's prefix {p}, every key with a TTL)
   {p}:masters             hash: replication id of each master the sweeps saw -> when first
                           seen (0: the first one known); a new one is a failover (sweep.py)
   {p}:budget:{client}     counter: solutions a client's jobs stored within the TTL window
-  {p}:reserved            hash: job key -> "bytes per-solution reserved-at" of each admitted
-                          enumeration: the memory it may still take is those bytes less what
-                          it stored (reserve.lua; an ended job's share is dropped lazily)
+  {p}:reserved            hash: job key -> "bytes per-solution reserved-at client budget-key"
+                          of each admitted storing job: the memory it may still take is those
+                          bytes less what it stored, its client's together no more than its
+                          budget lets it store (reserve.lua; an ended job's is dropped lazily)
   {p}:job:{id}:explain    hash: the job's explanation as a worker works it out and keeps it
                           (jobstore/explanations.py): state, body, client, task, lease
   {p}:explaining:{client} string: the explanation key of the one a client waits for

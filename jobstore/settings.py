@@ -44,6 +44,7 @@ ENV_NAMES: dict[str, str] = {
     "time_slice": "ALPHAMETIC_TIME_SLICE",
     "max_stored_per_client": "ALPHAMETIC_MAX_STORED_PER_CLIENT",
     "memory_watermark": "ALPHAMETIC_MEMORY_WATERMARK",
+    "client_memory_share": "ALPHAMETIC_CLIENT_MEMORY_SHARE",
     "task_events": "ALPHAMETIC_TASK_EVENTS",
     "redis_sentinels": "REDIS_SENTINELS",
     "redis_sentinel_master": "REDIS_SENTINEL_MASTER",
@@ -93,6 +94,9 @@ class Settings:
     max_stored_per_client: int = 2_000_000
     # Above this share of Redis's maxmemory, new enumerations (which store) are refused (503).
     memory_watermark: float = 0.8
+    # The most of that watermark one client's unfinished storing jobs may reserve: beyond, its
+    # next one is refused (429) until one of them ends; other clients are not.
+    client_memory_share: float = 0.25
     # 1: workers send Celery task events, so Flower and `celery events` show each job's task
     # (a failed job as a failure with its reason, a canceled one as revoked). Off by default:
     # the job record already tells everything, and events cost a publish per task state.
@@ -140,6 +144,8 @@ class Settings:
             raise ConfigError("need shard window >= 1, time slice > 0, per-client budget >= 0")
         if not 0 < self.memory_watermark <= 1:
             raise ConfigError("ALPHAMETIC_MEMORY_WATERMARK must be in (0, 1]")
+        if not 0 < self.client_memory_share <= 1:
+            raise ConfigError("ALPHAMETIC_CLIENT_MEMORY_SHARE must be in (0, 1]")
         if self.min_replicas < 0:
             raise ConfigError("ALPHAMETIC_MIN_REPLICAS must be >= 0")
         if self.redis_sentinels and not self.redis_sentinel_master:

@@ -15,9 +15,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import alphametic
+from alphametic.search import NODES_PER_SECOND
 
 from . import compose, shards, transitions
-from .admission import STORAGE_RETRY, StorageFull, Submission, TooManyJobs, admit
+from .admission import OverShare, StorageFull, Submission, TooManyJobs, admit
 from .connection import (
     UNREACHABLE,
     Breaker,
@@ -32,7 +33,7 @@ from .connection import (
 from .handle import Handle
 from .holders import held, holder_field, withdraw
 from .keys import Keys
-from .lanes import turn_keys
+from .lanes import SMALL_SECONDS, turn_keys
 from .lua import scripts_for
 from .messages import task_message
 from .model import (
@@ -40,12 +41,14 @@ from .model import (
     CHUNK,
     FIRST,
     QUEUES,
+    TERMINAL,
     UNFINISHED,
     Job,
     Mode,
     Page,
     ResultOrder,
     State,
+    band_of,
     decode,
 )
 from .queue import place
@@ -66,6 +69,25 @@ RESERVE_GRACE = 30.0
 def bytes_per_solution(letters: int) -> float:
     """Bytes Redis takes for one stored solution of a puzzle of `letters` letters."""
     return letters * BYTES_PER_LETTER + 1
+
+
+def search_left(record: Mapping[str, str | None], settings: Settings, now: float) -> float:
+    """Seconds until a job (these fields of its record) ends at the earliest it can be told:
+    0 once ended; while it runs, when its search finishes or its time limit stops it (its
+    `eta`, `limit_at`); queued, the search its estimate says it needs (a small job's a moment)
+    within its search time left, counted from now (its wait in the queue is not known)."""
+    mode, state = record["mode"], record["state"]
+    if not mode or not state or State(state) in TERMINAL:
+        return 0.0
+    sharded = int(record["shards"] or 0) > 0
+    left = max(0.0, settings.search_budget(mode, sharded=sharded) - float(record["ran"] or 0))
+    if state == State.RUNNING:
+        limit_at, eta = record["limit_at"], record["eta"]
+        left = max(0.0, float(limit_at) - now) if limit_at else left
+        return min(left, float(eta)) if eta else left
+    if record["estimate"]:
+        return min(left, float(record["estimate"]) / NODES_PER_SECOND)
+    return min(left, SMALL_SECONDS) if band_of(int(record["lane"] or BIG))[0] == FIRST else left
 
 
 class JobStore:
@@ -139,12 +161,14 @@ class JobStore:
         checked_mode, parsed = submission.mode, submission.puzzle
         new_id = str(uuid.uuid4())
         # A storing job's storage (an enumeration's solutions, a compose job's results) is
-        # reserved first (refused: StorageFull), released again unless its job is created.
+        # reserved first (refused: OverShare or StorageFull), released again unless its job is
+        # created.
         storing = checked_mode in (Mode.ENUMERATE, Mode.COMPOSE)
-        reserved = self.reserve(new_id, submission) if storing else False
-        if reserved is None:
+        try:
+            reserved = self.reserve(new_id, submission, client) if storing else False
+        except (OverShare, StorageFull):
             self.count_request(client, rates)  # refused, but still a request of this client
-            raise StorageFull(STORAGE_RETRY)
+            raise
         dedup = self.keys.dedup(submission.fingerprint)
         now = time.time()
         lane = FIRST if submission.small else BIG
@@ -197,8 +221,9 @@ class JobStore:
                 self.release(new_id)
         if status is Created.LIMITED:
             raise RateLimited(rates, int(detail))
-        if status is Created.FULL:
-            raise TooManyJobs(cap)
+        if status is Created.FULL:  # retry once the first of its unfinished jobs ends
+            mine = self.redis.smembers(self.keys.client(client or ""))
+            raise TooManyJobs(cap, self.first_end(sorted(mine)))
         if status is Created.EXISTING:
             job = self.get(detail)
             if job is not None:
@@ -257,8 +282,12 @@ class JobStore:
             raise RateLimited(rates, wait)
 
     @contextlib.contextmanager
-    def alone(self, client: str | None, what: str, seconds: float) -> Iterator[None]:
-        """Run the block as the client's only `what` (an estimate), else raise Busy at once.
+    def alone(
+        self, client: str | None, what: str, seconds: float, lasts: float | None = None
+    ) -> Iterator[None]:
+        """Run the block as the client's only `what` (an estimate), else raise Busy at once,
+        saying to retry once the running one has taken `lasts` seconds (what such work
+        takes; default `seconds`), and no later than its marker's end.
 
         The marker expires after `seconds` (the most the work takes), so a process that dies
         inside the block frees it; best-effort like count_request: with Redis away, it runs.
@@ -278,7 +307,9 @@ class JobStore:
                 left = int(self.redis.pttl(key))
             except UNREACHABLE:
                 left = ttl
-            raise Busy(what, math.ceil(max(left, 0) / 1000))
+            ran = ttl - max(left, 0)  # milliseconds the running one has taken so far
+            wait = min(max(left, 0), (seconds if lasts is None else lasts) * 1000 - ran)
+            raise Busy(what, math.ceil(max(wait, 0) / 1000))
         try:
             yield
         finally:
@@ -431,29 +462,61 @@ class JobStore:
             self._memory = (time.monotonic(), used, cap)
         return used, cap
 
-    def reserve(self, job_id: str, submission: Submission) -> bool | None:
+    def reserve(self, job_id: str, submission: Submission, client: str | None = None) -> bool:
         """Reserve the memory a new storing job may take (reserve.lua): True when reserved,
-        False when Redis has no memory limit, None when refused (what Redis uses plus what
-        the admitted enumerations and compose jobs may still store would pass the watermark).
-        A job then stops storing at the watermark, or waits, before Redis refuses writes."""
+        False when Redis has no memory limit. Raises OverShare when the client's unfinished
+        storing jobs would pass its share of the watermark, StorageFull when what Redis uses
+        plus what every client's may still store would pass the watermark (both with the
+        seconds until a job whose end frees room ends). A job then stops storing at the
+        watermark, or waits, before Redis refuses writes."""
         used, cap = self.memory()
         if cap <= 0:
             return False
-        if isinstance(submission.puzzle, compose.WordList):  # results, up to their cap
-            most = self.settings.max_compose_results
-            per = compose.bytes_per_result(submission.puzzle)
-        else:
-            most = self.settings.max_stored_solutions
-            if submission.estimate is not None:  # its search's nodes: at least its solutions
-                most = min(most, math.ceil(submission.estimate))
-            per = bytes_per_solution(len(submission.puzzle.letters))
+        watermark = int(self.settings.memory_watermark * cap)
+        # No client (a script, a test): no share of its own (0), only the watermark.
+        share = int(self.settings.client_memory_share * watermark) if client else 0
+        most, per = self.most_stored(submission)
+        budget = self.settings.max_stored_per_client if client else 0
         reserve = transitions.Reserve(
-            self.keys, job_id, math.ceil(most * per), per, used,
-            int(self.settings.memory_watermark * cap), time.time(), RESERVE_GRACE,
-            self.settings.ttl,
+            self.keys, job_id, math.ceil(most * per), per, used, watermark, time.time(),
+            RESERVE_GRACE, self.settings.ttl, client or "", share, budget,
         )  # fmt: skip
-        ok, _ = self.scripts.call(reserve)
-        return True if int(ok) else None
+        ok, *why = self.scripts.call(reserve)
+        if int(ok):
+            return True
+        reason, jobs = transitions.Refused(why[0]), [str(key) for key in why[1:]]
+        if reason is transitions.Refused.SHARE:
+            raise OverShare(share, self.first_end(jobs))
+        raise StorageFull(self.first_end(jobs))
+
+    def most_stored(self, submission: Submission) -> tuple[float, float]:
+        """(how many solutions or results a new storing job can store at most, bytes each).
+
+        An enumeration stores no more than its cap, nor more than it has solutions: fewer than
+        its search's nodes when estimated (lanes.sized), and never more than every assignment
+        of distinct digits to its letters (a product's honest bound when it has no estimate).
+        """
+        if isinstance(submission.puzzle, compose.WordList):  # results, up to their cap
+            return self.settings.max_compose_results, compose.bytes_per_result(submission.puzzle)
+        most = float(self.settings.max_stored_solutions)
+        if submission.estimate is not None:  # its search's nodes: at least its solutions
+            most = min(most, math.ceil(submission.estimate))
+        puzzle = submission.puzzle
+        if isinstance(puzzle, alphametic.Puzzle):
+            most = min(most, alphametic.assignments(puzzle, most))
+        return most, bytes_per_solution(len(puzzle.letters))
+
+    def first_end(self, jobs: Sequence[str]) -> int:
+        """Seconds until the first of these jobs (keys) ends, as far as can be told now, never
+        later (a client told to retry after them is not kept waiting): 1 when one has ended."""
+        fields = ("mode", "ran", "limit_at", "shards", "state", "eta", "estimate", "lane")
+        with self.redis.pipeline(transaction=False) as pipe:
+            for key in jobs:
+                pipe.hmget(key, fields)
+            records = pipe.execute()
+        now = time.time()
+        ends = [search_left(dict(zip(fields, r, strict=True)), self.settings, now) for r in records]
+        return max(1, math.ceil(min(ends, default=1.0)))
 
     def release(self, job_id: str) -> None:
         """Drop a reservation whose job was not created (best-effort: it lapses by itself)."""

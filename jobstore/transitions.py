@@ -4,10 +4,10 @@ Each class is one script of lua_scripts/ (its `script`): its fields name what th
 and keys() and argv() lay them out in the order the script's header documents, here and nowhere
 else. Scripts.call(transition) runs one (lua.py). Replies a caller decides on are enums next to
 their script's class (Created, Claimed, Written, Kept, Sharded, Dispatched, Resent,
-CancelFound, Deleted, Withdrawn, Requeued, Explained, ExplainClaimed): what a script can answer
-is listed in one place, and the store function running it returns the member. One convention
-for a refusal: a client that holds no share of a job is answered FORBIDDEN by the script
-(delete, withdraw) and told by the exception holders.NotHeld, never by a string.
+CancelFound, Deleted, Withdrawn, Requeued, Explained, ExplainClaimed, Refused): what a script
+can answer is listed in one place, and the store function running it returns the member. One
+convention for a refusal: a client that holds no share of a job is answered FORBIDDEN by the
+script (delete, withdraw) and told by the exception holders.NotHeld, never by a string.
 """
 
 from __future__ import annotations
@@ -504,9 +504,18 @@ class Compose(Transition):
 
 
 @dataclass(frozen=True)
+class Refused(StrEnum):
+    """Why reserve.lua refused a storing job: its client's share, or the whole watermark."""
+
+    SHARE = "share"  # the client's own jobs hold its share of the watermark
+    FULL = "full"  # every client's jobs together, and what Redis uses, reach the watermark
+
+
+@dataclass(frozen=True)
 class Reserve(Transition):
-    """Reserve the memory a new enumeration may store, unless what Redis uses plus what the
-    admitted ones may still store would pass the watermark: [1 | 0, bytes reserved before]."""
+    """Reserve the memory a new storing job may store, unless its client's reservation would
+    pass the client's share, or what Redis uses plus every client's would pass the watermark:
+    [1] | [0, 'share' | 'full', job keys whose end frees room...]."""
 
     script: ClassVar[str] = "reserve"
     at: Keys
@@ -518,6 +527,9 @@ class Reserve(Transition):
     now: float
     grace: float  # seconds a reservation counts before its job record exists
     ttl: int
+    client: str
+    share: int  # bytes one client's jobs may reserve at most (0: no share of its own)
+    budget: int  # solutions a client may store within the TTL (0: no budget)
 
     def keys(self) -> list[str]:
         return [self.at.reserved]
@@ -525,7 +537,9 @@ class Reserve(Transition):
     def argv(self) -> list[Arg]:
         job = self.at.job(self.job_id)
         args: list[Arg] = [job, self.size, repr(self.per_solution), self.used, self.limit]
-        return [*args, repr(self.now), repr(self.grace), self.ttl]
+        budget_key = self.at.budget(self.client) if self.budget > 0 else "-"
+        mine: list[Arg] = [self.client, self.share, self.budget, budget_key]
+        return [*args, repr(self.now), repr(self.grace), self.ttl, *mine]
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,6 @@ from web.store import store
 P = ParamSpec("P")
 R = TypeVar("R")
 
-# Seconds a client at the cap of unfinished jobs is told to wait before retrying.
-QUEUE_FULL_RETRY = 5
-
 
 def client_id() -> str:
     """Return the client's identity for the per-client rate limit and cap of unfinished jobs."""
@@ -104,6 +101,12 @@ def _charging(view: Callable[P, R], upfront: bool) -> Callable[P, R]:
             _charge()
 
     return counted
+
+
+def uncharged() -> None:
+    """Leave this request of a @charged form view uncounted: it was refused for what was typed
+    (nothing queued, nothing worked out), so it does not spend the rate meant for jobs."""
+    g.pop("alphametic_uncharged", None)
 
 
 def _charge() -> None:

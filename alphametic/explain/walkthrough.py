@@ -155,6 +155,7 @@ def explain(
     *,
     seconds: float = SEARCH_SECONDS,
     count_nodes: int | None = None,
+    interrupt: Callable[[], object] | None = None,
 ) -> Explanation:
     """Explain how to solve the puzzle, step by step, and rate how hard it is.
 
@@ -163,10 +164,13 @@ def explain(
     stopped. The count of the solutions stops after COUNT_SECONDS of CPU time, or, given
     `count_nodes`, after that many search nodes (the same cut-off on any machine: for tests).
     (A worker runs the same phases, deduce(), its own searches and conclude(), so that it can
-    give way between them and resume: worker/explain.py.)
+    give way between them and resume: worker/explain.py.) `interrupt` is called before each
+    round of deductions and at each look of the searches; what it raises ends the explanation
+    (a compose run rating a result stops when asked to).
     """
-    deduced = deduce(puzzle)
-    first, count, complete = _answer(puzzle, seconds, count_nodes)
+    hook = interrupt or _carry_on
+    deduced = deduce(puzzle, hook)
+    first, count, complete = _answer(puzzle, seconds, count_nodes, hook)
     return conclude(puzzle, deduced, first, count, complete, seconds)
 
 
@@ -374,7 +378,10 @@ def _carry_on() -> None:
 
 
 def _answer(
-    puzzle: Puzzle, seconds: float, count_nodes: int | None = None
+    puzzle: Puzzle,
+    seconds: float,
+    count_nodes: int | None = None,
+    interrupt: Callable[[], object] = _carry_on,
 ) -> tuple[tuple[int, ...] | None, int, bool]:
     """Return the engine's first solution, the number of solutions and whether that is exact
     (conclude()'s first, count and complete).
@@ -382,23 +389,29 @@ def _answer(
     No solution with complete False means the search ran out of time before finding one.
     """
     started = time.process_time()
-    first_search = Search(puzzle, check=lambda _: time.process_time() - started > seconds)
+    first_search = Search(
+        puzzle, check=lambda _: interrupt() or time.process_time() - started > seconds
+    )
     first = next(first_search.solutions(), None)
     if first is None:
         return None, 0, not first_search.stopped
-    search = _counter(puzzle, count_nodes)
+    search = _counter(puzzle, count_nodes, interrupt)
     total = search.count()
     return first, total, not search.stopped
 
 
-def _counter(puzzle: Puzzle, nodes: int | None) -> Search:
+def _counter(
+    puzzle: Puzzle, nodes: int | None, interrupt: Callable[[], object] = _carry_on
+) -> Search:
     """Return the search that counts the solutions, cut off by the clock or by `nodes`."""
     if nodes is None:
         deadline = time.process_time() + COUNT_SECONDS
-        return Search(puzzle, check=lambda _: time.process_time() > deadline)
+        return Search(puzzle, check=lambda _: interrupt() or time.process_time() > deadline)
     # A check at every tick of the search (a few hundred nodes at first, then fewer), not
     # only once the clock has moved on: a short count is cut off all the same.
-    return Search(puzzle, check=lambda search: search.nodes >= nodes, check_interval=0.0)
+    return Search(
+        puzzle, check=lambda search: interrupt() or search.nodes >= nodes, check_interval=0.0
+    )
 
 
 def _ending(

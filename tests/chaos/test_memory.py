@@ -68,6 +68,7 @@ def test_full_memory_is_bounded_and_recoverable(
         redis_url=server.url,
         key_prefix=f"oom-{uuid.uuid4().hex[:8]}",
         max_stored_per_client=0,
+        client_memory_share=1.0,  # one client fills the watermark here: no share of its own
         **SHARDING,
     )
     workers = [worker_factory(mine, "solve,enumerate") for _ in range(2)]

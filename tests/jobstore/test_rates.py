@@ -81,3 +81,33 @@ def test_a_client_runs_one_of_a_kind_at_a_time(rated: tuple[JobStore, redis.Redi
     with store.alone("10.0.0.1", "estimate", 30):
         client.set(store.keys.alone("estimate", "10.0.0.1"), "another run's token")
     assert client.get(store.keys.alone("estimate", "10.0.0.1")) == "another run's token"
+
+
+def test_retry_after_is_the_windows_end_rounded_up(rated: tuple[JobStore, redis.Redis]) -> None:
+    """A client told to retry after Retry-After seconds is then in the next window: 4.4 s
+    left says 5 (a TTL rounded to 4 sent it back 0.4 s early, to be refused again)."""
+    store, client = rated
+    rates = (Rate(1, 60, "1 per 1 minute"),)
+    store.count_request("10.0.0.5", rates)
+    (window,) = client.keys(store.keys.rate("10.0.0.5", "*", "*"))
+    client.pexpire(window, 4_400)
+    with pytest.raises(RateLimited) as refused:
+        store.count_request("10.0.0.5", rates)
+    assert refused.value.retry_after == 5
+    client.pexpire(window, 300)
+    with pytest.raises(RateLimited) as refused:
+        store.count_request("10.0.0.5", rates)
+    assert refused.value.retry_after == 1
+
+
+def test_busy_says_when_the_running_one_will_have_answered(
+    rated: tuple[JobStore, redis.Redis],
+) -> None:
+    """An estimate's marker lives 10 s in case its process dies, but an estimate answers in
+    well under a second: the second one is told 1 s, not the marker's 10."""
+    store, _client = rated
+    with store.alone("10.0.0.6", "estimate", 10, lasts=0.3):
+        with pytest.raises(Busy) as busy:
+            with store.alone("10.0.0.6", "estimate", 10, lasts=0.3):
+                pass
+    assert busy.value.retry_after == 1

@@ -1,5 +1,6 @@
 """Bounded storage: the cap holds across shards, a client's budget, deleting stored data,
-counting without storing, and refusing new enumerations when Redis is nearly full."""
+counting without storing, refusing new enumerations when Redis is nearly full, and a client's
+reservations held to its own budget and share."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from jobstore import (
     Job,
     JobStore,
     NotHeld,
+    OverShare,
     Rate,
     RateLimited,
     Settings,
@@ -22,6 +24,7 @@ from jobstore import (
 from jobstore.compose import WordList, bytes_per_result
 from jobstore.store import bytes_per_solution
 from tests.support.puzzles import engine_list
+from tests.support.shares import VICTIM_JOBS, products
 
 # 290,304 solutions over 12 shards (base 11).
 SHARDED = ("A + B + C + D = E + F + G + H", {"base": 11})
@@ -241,5 +244,58 @@ def test_a_compose_job_reserves_its_results_at_admission(
         assert store.submit("count", "ABC + DEF = GHI", {"base": 19}).state is State.QUEUED
         store.cancel(first.id)  # queued: ends canceled at once, its reservation lapses
         assert store.queue(store.admit_compose(words, {"base": 11})).state is State.QUEUED
+    finally:
+        store.redis.config_set("maxmemory", "0")
+
+
+def reserved_by(store: JobStore, client: str) -> int:
+    """Bytes the reservations of this client's jobs hold (reserve.lua's hash)."""
+    entries = store.redis.hgetall(store.keys.reserved).values()
+    return sum(int(e.split()[0]) for e in entries if e.split()[3:4] == [client])
+
+
+def test_a_clients_reservations_count_against_its_budget_not_others(
+    fresh_settings: Callable[..., Settings],
+) -> None:
+    """Issue 32: one client's 20 product enumerations (each may store the cap) hold no more
+    than its budget lets it store, so another client's enumeration and compose job are
+    admitted; the one with no storage budget is refused past its share (OverShare), with the
+    seconds until its first job ends, and never another client."""
+    store = JobStore(fresh_settings(max_stored_solutions=1_000_000))
+    store.redis.config_set("maxmemory", "1gb")  # make run's
+    try:
+        for job in products(20):
+            store.submit(job["mode"], job["puzzle"], job["options"], client="c1")
+        # Its budget (2,000,000 solutions of 36 letters) bounds what its jobs may store.
+        assert len(store.redis.hgetall(store.keys.reserved)) == 20
+        for job in VICTIM_JOBS[:1]:
+            assert store.submit(job["mode"], job["puzzle"], job["options"], client="c2")
+        assert store.queue(store.admit_compose(VICTIM_JOBS[1]["words"], {}), client="c2")
+        unbudgeted = JobStore(fresh_settings(max_stored_per_client=0, enumerate_soft_limit=42))
+        for job in products(4, seed=5):
+            unbudgeted.submit(job["mode"], job["puzzle"], job["options"], client="c3")
+        held = reserved_by(unbudgeted, "c3")
+        with pytest.raises(OverShare) as over:
+            job = products(5, seed=5)[4]
+            unbudgeted.submit(job["mode"], job["puzzle"], job["options"], client="c3")
+        assert held <= over.value.share < held + 46_000_000  # a product's 1,000,000 x 46 bytes
+        assert over.value.retry_after == 42  # queued: its whole search time is still to come
+        job = VICTIM_JOBS[0]
+        assert unbudgeted.submit(job["mode"], job["puzzle"], job["options"], client="c4")
+    finally:
+        store.redis.config_set("maxmemory", "0")
+
+
+def test_a_product_reserves_no_more_than_its_letters_can_take(
+    fresh_settings: Callable[..., Settings],
+) -> None:
+    """A product with no estimate reserves at most every assignment of distinct digits to
+    its letters (4 letters in base 10: 5,861 partial assignments), not the cap."""
+    store = JobStore(fresh_settings())
+    store.redis.config_set("maxmemory", "1gb")
+    try:
+        store.submit("enumerate", "A * B = CD", client="c1")
+        (entry,) = store.redis.hgetall(store.keys.reserved).values()
+        assert 0 < int(entry.split()[0]) <= 5_861 * bytes_per_solution(4) + 1
     finally:
         store.redis.config_set("maxmemory", "0")

@@ -11,8 +11,10 @@ import pytest
 from flask.testing import FlaskClient
 
 import alphametic
-from tests.support.web import assert_problem, make_app
+from jobstore import JobStore
+from tests.support.web import as_client, assert_problem, make_app
 from web import create_app
+from web.api import estimates
 
 
 def test_body_over_cap_is_413(web_settings: Any) -> None:
@@ -65,6 +67,8 @@ def test_rate_limit_and_recovery(web_settings: Any) -> None:
     wait = int(limited.headers["Retry-After"])
     assert 1 <= wait <= 3
     form = client.post("/jobs", data={"csrf_token": _token(client), "puzzle": "A + B"})
+    assert form.status_code == 422  # refused for what was typed: no rate spent, none asked
+    form = client.post("/jobs", data={"csrf_token": _token(client), "puzzle": "TO + GO = OUT"})
     assert form.status_code == 429 and form.mimetype == "text/html"  # the form shares the budget
     assert 1 <= int(form.headers["Retry-After"]) <= 3
     # The form comes back as it was typed, the reason under it in the page's language.
@@ -73,11 +77,60 @@ def test_rate_limit_and_recovery(web_settings: Any) -> None:
     )
     page = japanese.get_data(as_text=True)
     assert japanese.status_code == 429 and "いち＋いち＝にい" in page
-    assert "少し待ってから" in page  # said in Japanese
+    seconds = japanese.headers["Retry-After"]
+    assert f"{seconds} 秒後にもう一度お試しください" in page  # said in Japanese, with its wait
     assert "Too many jobs" not in page
     assert client.get("/api/openapi.json").status_code == 200  # reads are not limited
     time.sleep(wait + 0.2)
     assert client.post("/api/jobs", json=bad).status_code == 422
+
+
+def test_invalid_form_posts_do_not_spend_the_rate_meant_for_jobs(web_settings: Any) -> None:
+    """An empty or malformed form sent again and again is answered by its errors, and the
+    next valid post is still a job (it was "too many jobs", with no number of seconds)."""
+    isolated = web_settings.replace(key_prefix=f"ratelimit-{uuid.uuid4().hex[:8]}")
+    client = make_app(isolated, RATE_LIMIT="3/minute").test_client()
+    for typed in ("", "", "A + B", "", "A +", "", "SEND + MORE = MONEY (", ""):
+        answer = client.post("/jobs", data={"csrf_token": _token(client), "puzzle": typed})
+        assert answer.status_code == 422, (typed, answer.status_code)
+    valid = client.post("/jobs", data={"csrf_token": _token(client), "puzzle": "TO + GO = OUT"})
+    assert valid.status_code == 303
+
+
+@pytest.mark.parametrize(
+    ("lang", "saying"),
+    [
+        ("en", "Try again in {seconds} seconds."),
+        ("ja", "{seconds} 秒後にもう一度お試しください。"),
+        ("th", "โปรดลองอีกครั้งในอีก {seconds} วินาที"),
+    ],
+)
+def test_the_forms_rate_limit_says_how_many_seconds(
+    web_settings: Any, lang: str, saying: str
+) -> None:
+    """Over the rate, the form says the seconds to wait (Retry-After's), in its language."""
+    isolated = web_settings.replace(key_prefix=f"ratelimit-{uuid.uuid4().hex[:8]}")
+    client = make_app(isolated, RATE_LIMIT="2/minute").test_client()
+    for puzzle in ("TO + GO = OUT", "ODD + ODD = EVEN"):
+        data = {"csrf_token": _token(client), "puzzle": puzzle}
+        assert client.post(f"/jobs?lang={lang}", data=data).status_code == 303
+    data = {"csrf_token": _token(client), "puzzle": "SEND + MORE = MONEY"}
+    limited = client.post(f"/jobs?lang={lang}", data=data)
+    assert limited.status_code == 429
+    seconds = int(limited.headers["Retry-After"])
+    assert 55 <= seconds <= 60
+    assert saying.format(seconds=seconds) in limited.get_data(as_text=True)
+
+
+def test_a_busy_estimate_says_to_retry_when_the_running_one_answers(web_settings: Any) -> None:
+    """A client's second estimate while its first runs is told 1 s (an estimate takes well
+    under a second), not the 10 s its marker may live."""
+    isolated = web_settings.replace(key_prefix=f"busy-{uuid.uuid4().hex[:8]}")
+    client = as_client(make_app(isolated), "10.9.9.9")
+    with JobStore(isolated).alone("10.9.9.9", "estimate", estimates.ALONE_SECONDS):
+        busy = client.get("/api/estimate", query_string={"puzzle": "SEND + MORE = MONEY"})
+    assert_problem(busy, 429)
+    assert busy.headers["Retry-After"] == "1"
 
 
 def test_rate_limit_counts_clients_behind_a_trusted_proxy(web_settings: Any) -> None:

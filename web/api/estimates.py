@@ -125,7 +125,7 @@ def for_request(text: str, options: Mapping[str, Any], app: Flask) -> dict[str, 
     Saturated while this process runs as many as it may.
     """
     given = json.dumps(dict(options), sort_keys=True)
-    with store().alone(client_id(), "estimate", ALONE_SECONDS):
+    with store().alone(client_id(), "estimate", ALONE_SECONDS, lasts=CPU_BUDGET):
         with estimate_slots().hold():  # Saturated: this process runs its share of estimates
             nodes, solutions, exact, listing = offload(lambda: _measure(text, given))
     settings = app.extensions["alphametic.settings"]

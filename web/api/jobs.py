@@ -13,7 +13,6 @@ from jobstore.admission import check_options
 from web.api import estimates, export
 from web.bodies import check_json_depth, whole_number
 from web.clients import (
-    QUEUE_FULL_RETRY,
     charged,
     charged_upfront,
     client_id,
@@ -209,7 +208,7 @@ def create_job() -> Response:
     try:
         job = queue(submission, fresh=fresh)
     except TooManyJobs as exc:
-        retry = {"Retry-After": str(QUEUE_FULL_RETRY)}
+        retry = {"Retry-After": str(exc.retry_after)}
         raise ApiProblem(429, str(exc), slug="too-many-jobs", cap=exc.cap, headers=retry) from exc
     response = status_response(waited(job, wait), 202, storage_left=storage_left())
     response.headers["Location"] = url_for("api.get_job", job_id=job.id)

@@ -7,7 +7,7 @@ import logging
 from flask import Flask, Response, current_app, render_template, request
 from werkzeug.exceptions import Forbidden, HTTPException
 
-from jobstore import Busy, Full, RateLimited, StorageFull, Unavailable
+from jobstore import Busy, Full, OverShare, RateLimited, StorageFull, Unavailable
 from web.errors.problems import TITLES, ApiProblem, problem
 from web.slots import Saturated
 
@@ -68,7 +68,7 @@ def _http_error(exc: HTTPException) -> Response:
 
 def rate_limited(exc: RateLimited) -> Response:
     """Answer 429 with Retry-After: the seconds until the client's exceeded window resets."""
-    detail = f"Too many {exc.what}; the limit is {exc.rate} per client. Retry later."
+    detail = str(exc)  # the limit, and the seconds until the window resets
     return error_response(429, detail, {"Retry-After": str(exc.retry_after)})
 
 
@@ -125,6 +125,17 @@ def _storage_full(exc: StorageFull) -> Response:
     return error_response(503, str(exc), {"Retry-After": str(exc.retry_after)})
 
 
+def _over_share(exc: OverShare) -> Response:
+    """Answer 429 with Retry-After while the client's own storing jobs hold its share of Redis's
+    memory (until the first of them ends): its own code, no other client's refusal."""
+    headers = {"Retry-After": str(exc.retry_after)}
+    if request.path.startswith(JSON_PATHS):
+        detail = str(exc)
+        return problem(429, detail, slug="storage-share", headers=headers, field="client",
+                       share=exc.share)  # fmt: skip
+    return error_response(429, str(exc), headers)
+
+
 def _server_error(exc: Exception) -> Response:
     """Log an unexpected error and answer 500 without leaking internals."""
     log.exception("unhandled error on %s %s", request.method, request.path)
@@ -141,4 +152,5 @@ def register_errors(app: Flask) -> None:
     app.register_error_handler(Busy, _busy)
     app.register_error_handler(Saturated, _saturated)
     app.register_error_handler(StorageFull, _storage_full)
+    app.register_error_handler(OverShare, _over_share)
     app.register_error_handler(Exception, _server_error)

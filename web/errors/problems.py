@@ -52,6 +52,7 @@ class ProblemCode(StrEnum):
     TOO_MANY_JOBS = "too_many_jobs"
     TOO_MANY_WRONG_TOKENS = "too_many_wrong_tokens"
     BUSY = "busy"
+    STORAGE_SHARE = "storage_share"  # the client's storing jobs hold its share of Redis
     EXPLANATION_BUSY = "explanation_busy"
     INTERNAL_ERROR = "internal_error"
     EXPLANATION_FAILED = "explanation_failed"

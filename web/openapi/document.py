@@ -59,7 +59,10 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                     "422": problem("Malformed JSON, bad fields, a puzzle error, or bad wait."),
                     "429": problem(
                         "Too many jobs created by this client (rate limit), or too many of its "
-                        "jobs unfinished (type .../too-many-jobs, the cap in 'cap').",
+                        "jobs unfinished (type .../too-many-jobs, the cap in 'cap'), or its "
+                        "unfinished enumerations and compose jobs hold its share of the job "
+                        "store's memory (type .../storage-share, the bytes in 'share'). "
+                        "Retry-After: until the window resets, or its first such job ends.",
                         retry=True,
                     ),
                     **too_long(),

@@ -16,7 +16,7 @@ from alphametic.wordlists import LISTS, word_list
 from jobstore import Job, OptionsError, RateLimited, ResultOrder, TooManyJobs
 from jobstore.compose import DEFAULTS
 from web.bodies import whole_number
-from web.clients import QUEUE_FULL_RETRY, charged, queue
+from web.clients import charged, queue, uncharged
 from web.i18n import locale_tag
 from web.pages import forms, jobtext
 from web.paging import pager
@@ -104,19 +104,21 @@ def create_compose_job() -> Any:
     try:
         submission = store().admit_compose(words_typed(values["words"]), options)
     except (OptionsError, PuzzleError) as exc:
+        uncharged()  # what was typed is refused: no job, no rate spent
         return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
     try:
         job = queue(submission)
     except TooManyJobs as exc:
         page, status = _show_form(values, {"queue": forms.queue_message(exc.cap)}, 429)
-        return page, status, {"Retry-After": str(QUEUE_FULL_RETRY)}
+        return page, status, {"Retry-After": str(exc.retry_after)}
     return redirect(url_for("pages.job_page", job_id=job.id), code=303)
 
 
 @bp.errorhandler(RateLimited)
 def rate_limited(exc: RateLimited) -> Any:
     """Over the client's rate: the compose form again as it was typed, the reason under it."""
-    page, status = _show_form(form_values(request.form), {"queue": forms.rate_message()}, 429)
+    message = forms.rate_message(exc.retry_after)
+    page, status = _show_form(form_values(request.form), {"queue": message}, 429)
     return page, status, {"Retry-After": str(exc.retry_after)}
 
 

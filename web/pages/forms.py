@@ -12,7 +12,7 @@ from jobstore import Mode, OptionsError
 from web.api.estimates import parse_fixed
 from web.bodies import whole_number
 from web.errors import puzzle
-from web.i18n import _, _l
+from web.i18n import _, _l, ngettext, number
 
 DEFAULT_FORM = {
     "puzzle": "",
@@ -103,11 +103,16 @@ def puzzle_message(exc: PuzzleError) -> str:
     return _("Character %(position)s: %(detail)s", position=exc.position + 1, detail=detail)
 
 
-def rate_message() -> str:
-    """Say that this browser's address started too many jobs in a short time."""
-    return _(
-        "Too many jobs were started from your address in a short time. Wait a little, then "
-        "try again."
+def rate_message(seconds: int) -> str:
+    """Say that this browser's address started too many jobs in a short time, and in how many
+    seconds it may start the next (the rate window's end)."""
+    return ngettext(
+        "Too many jobs were started from your address in a short time. Try again in "
+        "%(count)s second.",
+        "Too many jobs were started from your address in a short time. Try again in "
+        "%(count)s seconds.",
+        seconds,
+        count=number(seconds),
     )
 
 

@@ -21,7 +21,7 @@ from werkzeug.wrappers import Response
 from alphametic import PuzzleError, render
 from jobstore import Job, Mode, NotHeld, OptionsError, RateLimited, TooManyJobs, Unavailable
 from web.api import estimates
-from web.clients import QUEUE_FULL_RETRY, charged, client_id, queue, storage_left
+from web.clients import charged, client_id, queue, storage_left, uncharged
 from web.drawings import answer_of, grid_rows, solution_rows
 from web.errors import answers
 from web.errors.answers import Refusal
@@ -180,11 +180,13 @@ def create_job() -> Any:
         options = forms.form_options(values)
         submission = store().admit(values["mode"], values["puzzle"], options)
     except PuzzleError as exc:
+        uncharged()  # what was typed is refused: no job, no rate spent
         if exc.field != "puzzle":  # an option value the engine refuses, under its field
             return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
         caret = render.caret(values["puzzle"], exc.position)
         return _show_form(values, {"puzzle": forms.puzzle_message(exc)}, caret=caret)
     except OptionsError as exc:
+        uncharged()
         return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
     warning = _size_warning(values, options)
     if warning:
@@ -195,7 +197,7 @@ def create_job() -> Any:
         job = queue(submission, request.form.get("fresh") == "1")
     except TooManyJobs as exc:
         page, status = _show_form(values, {"queue": forms.queue_message(exc.cap)}, 429)
-        return page, status, {"Retry-After": str(QUEUE_FULL_RETRY)}
+        return page, status, {"Retry-After": str(exc.retry_after)}
     return redirect(url_for("pages.job_page", job_id=job.id), code=303)
 
 
@@ -205,7 +207,7 @@ def rate_limited(exc: RateLimited) -> Any:
     if request.endpoint != "pages.create_job":
         return answers.rate_limited(exc)  # the error page
     values = forms.form_values(request.form)
-    page, status = _show_form(values, {"queue": forms.rate_message()}, 429)
+    page, status = _show_form(values, {"queue": forms.rate_message(exc.retry_after)}, 429)
     return page, status, {"Retry-After": str(exc.retry_after)}
 
 
