@@ -53,6 +53,10 @@ ENV_NAMES: dict[str, str] = {
 }
 
 
+# min_replicas unset: the floor follows REDIS_SENTINELS (Settings.replica_floor).
+DEFAULT_FLOOR = -1
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything configurable about the job system, with production defaults."""
@@ -108,8 +112,10 @@ class Settings:
     redis_sentinel_password: str = ""  # the sentinels' own requirepass, if they have one
     # With Sentinel, a write is confirmed once every replica connected at the time has it;
     # below this many connected replicas, writes are refused (503) instead. 0: a master with
-    # no replica left (the other one died, or was promoted) keeps accepting, degraded.
-    min_replicas: int = 0
+    # no replica left (the other one died, or was promoted) keeps accepting, degraded. Unset
+    # (DEFAULT_FLOOR): 1 with Sentinel, so a deposed master, whose replicas left it, takes no
+    # write; see `replica_floor`.
+    min_replicas: int = DEFAULT_FLOOR
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -146,7 +152,7 @@ class Settings:
             raise ConfigError("ALPHAMETIC_MEMORY_WATERMARK must be in (0, 1]")
         if not 0 < self.client_memory_share <= 1:
             raise ConfigError("ALPHAMETIC_CLIENT_MEMORY_SHARE must be in (0, 1]")
-        if self.min_replicas < 0:
+        if self.min_replicas < DEFAULT_FLOOR:
             raise ConfigError("ALPHAMETIC_MIN_REPLICAS must be >= 0")
         if self.redis_sentinels and not self.redis_sentinel_master:
             raise ConfigError("REDIS_SENTINEL_MASTER must name the master the sentinels watch")
@@ -175,6 +181,15 @@ class Settings:
         if self.broker_visibility_timeout > 0:
             return self.broker_visibility_timeout
         return int(max(self.hard_limit(mode) for mode in Mode)) + 600
+
+    @property
+    def replica_floor(self) -> int:
+        """The fewest replicas a write needs: ALPHAMETIC_MIN_REPLICAS, or when unset 1 with
+        Sentinel (a master stalled past down-after and deposed meanwhile comes back still a
+        master but alone: it must take no write) and 0 without."""
+        if self.min_replicas != DEFAULT_FLOOR:
+            return self.min_replicas
+        return 1 if self.redis_sentinels else 0
 
     @property
     def sentinels(self) -> list[tuple[str, int]]:
