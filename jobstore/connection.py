@@ -15,7 +15,10 @@ connection: the next call read the previous one's reply, a job another job's rec
 With REDIS_SENTINELS every client here follows the master the sentinels name (web, job store,
 waiters, heartbeats: all connect through `connect`), and after a timeout asks them again
 before its next call (a stalled master may be deposed by then); the Celery broker follows the
-master through kombu's sentinel transport (worker/celery_app.py).
+master through kombu's sentinel transport (worker/celery_app.py). A master stalled
+past down-after resumes still a master though the sentinels promoted another: the pool also
+leaves it at the next reading of the replicas (`follow_sentinels`), and alone it is below the
+floor of 1 (the default with Sentinel), so it takes no write to lose at its demotion.
 
 A Redis at its maxmemory (noeviction) refuses writes with an OOM error: to callers that is a
 Redis that cannot take this write right now (it is in UNREACHABLE, so a worker's write backs
@@ -274,7 +277,7 @@ def follow_master(settings: Settings) -> redis.Redis:
         **credentials,
         **client_options(settings),
     )
-    _replicas[id(client.connection_pool)] = Replicas(settings.min_replicas)
+    _replicas[id(client.connection_pool)] = Replicas(settings.replica_floor)
     return client
 
 
@@ -407,8 +410,9 @@ def written_nothing(error: BaseException) -> bool:
 
 class Replicas:
     """The replicas connected to the master a Sentinel-managed client writes to, as last read
-    (INFO replication, at most once per REPLICAS_FRESH), and the floor below which its writes
-    are refused (Settings.min_replicas). A change is logged once."""
+    (INFO replication, at most once per REPLICAS_FRESH, each time on the master the sentinels
+    name then), and the floor below which its writes are refused (Settings.replica_floor). A
+    change is logged once."""
 
     def __init__(self, floor: int) -> None:
         self.floor = floor
@@ -421,6 +425,7 @@ class Replicas:
         with self._lock:
             if self.connected is not None and time.monotonic() - self.read_at < REPLICAS_FRESH:
                 return self.connected
+        follow_sentinels(client)
         connected = int(client.info("replication").get("connected_slaves", 0))
         with self._lock:
             if connected != self.connected:
@@ -443,6 +448,16 @@ class Replicas:
         """Read them again at the next write (a write they did not all confirm)."""
         with self._lock:
             self.read_at = 0.0
+
+
+def follow_sentinels(client: redis.Redis) -> None:
+    """Ask the sentinels which server is master now; when they name another than the pool
+    last connected to, redis-py drops the pool's idle connections (an in-use one as it is
+    released), so the next call goes to the new master. A master stalled past down-after comes
+    back still a master: without this, connections pooled before the stall stay on it."""
+    pool = client.connection_pool
+    if isinstance(pool, SentinelConnectionPool):
+        pool.get_master_address()
 
 
 _replicas: dict[int, Replicas] = {}
