@@ -2,10 +2,10 @@
 
 A steady stream of submissions and a long count run while the master is killed (kill -9), and
 a little later the master Sentinel promoted in its place. No dead server comes back: after the
-second failover the last server left is master with no replica (degraded, floor 0). After
-each kill the API answers 202 again within RECOVERY_LIMIT, every accepted job succeeds, none
-runs twice to success, the long count ends with its exact count, and after each failover
-every worker takes a fresh job (no consumer silently stopped at the reconnect).
+second failover the last server left is master with no replica (degraded at a floor of 0,
+set here). After each kill the API answers 202 again within RECOVERY_LIMIT, every accepted
+job succeeds, none runs twice to success, the long count ends with its exact count, and after
+each failover every worker takes a fresh job (no consumer silently stopped at the reconnect).
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ def test_two_failovers_in_a_row_lose_nothing_and_nobody_revives(
 ) -> None:
     setup = sentinel_factory(replicas=2, failover_timeout_ms=FAILOVER_TIMEOUT_MS)
     ports = [setup.master_port()]
-    mine = following(settings, setup).replace(shard_count=8)
+    # Floor 0 (set; 1 by default): the last server left serves alone.
+    mine = following(settings, setup).replace(shard_count=8, min_replicas=0)
     workers = [worker_factory(mine, "solve,enumerate", concurrency=2) for _ in range(2)]
     web = web_factory(mine)
     store: JobStore = store_factory(mine)

@@ -4,8 +4,8 @@ Master, one replica and three sentinels on loopback (tests/support/sentinel.py);
 workers and a real gunicorn, all following the master through REDIS_SENTINELS. Every script
 write is confirmed by each replica connected to the master (WAIT n), so the one promoted has
 them all. The promoted replica has no replica of its own: writes go on, degraded, and the
-failover test revives the dead server as a supervisor would; the replica's own death leaves
-the master accepting, and ALPHAMETIC_MIN_REPLICAS refuses writes below its floor.
+failover test revives the dead server as a supervisor would; at a floor of 0 the replica's own
+death leaves the master accepting, and ALPHAMETIC_MIN_REPLICAS refuses writes below its floor.
 """
 
 from __future__ import annotations
@@ -108,12 +108,12 @@ def test_the_replica_killed_under_submissions_leaves_the_master_accepting(
     web_factory: Any,
     store_factory: Any,
 ) -> None:
-    """kill -9 of the only replica, nobody bringing it back: the master goes on accepting
-    (each write confirmed by the replicas connected: none), the metric says 0, and every
-    accepted job succeeds. Before, every write waited for one replica: 503 for as long as
-    the replica stayed dead, and jobs accepted before it stayed queued or running."""
+    """kill -9 of the only replica, nobody bringing it back, at a floor of 0 (set): the master
+    goes on accepting (each write confirmed by the replicas connected: none), the metric says
+    0, and every accepted job succeeds. Before, every write waited for one replica: 503 for as
+    long as the replica stayed dead, and jobs accepted before it stayed queued or running."""
     setup = sentinel_setup
-    mine = following(settings, setup)
+    mine = following(settings, setup).replace(min_replicas=0)
     workers = [worker_factory(mine, "solve,enumerate", concurrency=2)]
     web = web_factory(mine)
     store: JobStore = store_factory(mine)
