@@ -70,6 +70,23 @@ def test_settings_from_env() -> None:
         Settings.from_env({"ALPHAMETIC_TTL": "soon"})
 
 
+def test_the_replica_floor_is_one_with_sentinel_unless_set() -> None:
+    """Unset, ALPHAMETIC_MIN_REPLICAS is 1 with REDIS_SENTINELS (a deposed master takes no
+    write) and 0 without; set, 0 included, it is what it says, and a subprocess given the
+    settings' environment (a worker) gets the same floor."""
+    sentinel = {"REDIS_SENTINELS": "127.0.0.1:26379"}
+    assert Settings.from_env({}).replica_floor == 0
+    assert Settings.from_env(sentinel).replica_floor == 1
+    assert Settings.from_env({**sentinel, "ALPHAMETIC_MIN_REPLICAS": "0"}).replica_floor == 0
+    assert Settings.from_env({"ALPHAMETIC_MIN_REPLICAS": "2"}).replica_floor == 2
+    plain = Settings.from_env({})
+    assert plain.replace(redis_sentinels="127.0.0.1:26379").replica_floor == 1
+    following = Settings.from_env(sentinel)
+    assert Settings.from_env(following.env()).replica_floor == 1
+    with pytest.raises(ConfigError, match="ALPHAMETIC_MIN_REPLICAS"):
+        Settings.from_env({"ALPHAMETIC_MIN_REPLICAS": "-2"})
+
+
 def test_encoding_round_trip() -> None:
     """Compact solutions use one base-36 character per letter."""
     assert encode((9, 5, 35, 0)) == "95z0"
