@@ -402,7 +402,8 @@ def schemas(max_page: int) -> dict[str, Any]:
                     },
                     "description": "Replicas connected to the Redis master, and the fewest "
                     "that writes need (ALPHAMETIC_MIN_REPLICAS, with Sentinel): below it, "
-                    "not ready. 0 connected with Sentinel: writes go on, degraded.",
+                    "not ready (by default 1 with Sentinel). At a floor of 0, 0 connected "
+                    "with Sentinel: writes go on, degraded.",
                 },
                 "engine": {
                     "type": "string",
