@@ -22,13 +22,16 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
+import tempfile
 import threading
 import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import alphametic
@@ -49,6 +52,8 @@ KINDS = (
     "web_restart",  # gunicorn stopped (SIGTERM) and started again on its port
     "memory_squeeze",  # the master's maxmemory set to what it uses, back to none after `hold`
 )
+# Two stops of the master at once would be one: the first SIGCONT ends both.
+MASTER_STOPS = {"master_stop", "master_failover"}
 CLIENTS = 12  # distinct client addresses, 127.0.0.10 and on
 RATE = 6.0  # submissions a second, all clients together
 RESTART_DELAY = 1.0  # seconds the supervisor waits before starting a dead worker again
@@ -58,6 +63,7 @@ SERVE_BOUND = 60.0  # seconds after the faults within which every process serves
 CALL_TIMEOUT = 20.0  # seconds a client waits for an answer
 # The web's per-client limits, raised so that none of the soak's clients meets them.
 WEB_ENV = {"ALPHAMETIC_RATE_LIMIT": "600/minute", "ALPHAMETIC_MAX_QUEUED_PER_CLIENT": "200"}
+EXAMPLES = int(os.environ.get("SOAK_EXAMPLES", "5"))  # examples of each defect printed
 ENDING = re.compile(r"job (\S+) attempt (\d+) ended: (\w+)")
 
 
@@ -376,6 +382,15 @@ class Cluster:
         """Every worker incarnation's log, concatenated."""
         return "\n".join(worker.log() for worker in self.incarnations)
 
+    def keep_logs(self, seed: int) -> Path:
+        """Copy every worker's, gunicorn's and server's log into a new directory; its path."""
+        kept = Path(tempfile.mkdtemp(prefix=f"alphametic-soak-{seed}-"))
+        for n, process in enumerate([*self.incarnations, *self.webs]):
+            shutil.copy(process.log_path, kept / f"{n:02d}-{process.log_path.name}")
+        for node in self.setup.all():
+            shutil.copy(node.dir / "redis.log", kept / f"{node.dir.name}-{node.port}.log")
+        return kept
+
     def cleanup(self) -> None:
         """Stop supervising; stop every worker and gunicorn (the setup is the caller's)."""
         self.stopping.set()
@@ -449,8 +464,10 @@ def schedule(rng: random.Random, seconds: float, gap: tuple[float, float]) -> li
     while t < seconds:
         if len(pending) < 2:
             pending += rng.sample(KINDS, len(KINDS))
-        for _ in range(rng.choice((1, 2))):
-            kind = pending.pop(0)
+        kinds = [pending.pop(0)]
+        if rng.random() < 0.5 and not {kinds[0], pending[0]} <= MASTER_STOPS:
+            kinds.append(pending.pop(0))  # two at once, never two stops of the master
+        for kind in kinds:
             faults.append(Fault(kind, t, _hold(kind, rng), rng.randrange(1 << 30)))
         t += rng.uniform(*gap)
     return faults
@@ -615,8 +632,13 @@ class Figures:
         width = max(len(name) for name, _ in rows)
         lines = [f"  {name:<{width}}  {value}" for name, value in rows]
         for name, examples in self.defects().items():
-            lines += [f"  {name}: {example}" for example in examples[:5]]
+            lines += [f"  {name}: {example}" for example in examples[:EXAMPLES]]
         lines += [f"  harness: {note}" for note in self.harness]
+        lines += ["  faults (s since start: kind, hold, victim):"]
+        lines += [
+            f"    {f.began:6.1f}-{f.ended:6.1f}  {f.kind} {f.hold:.1f} s on {f.victim}"
+            for f in self.faults
+        ]
         return "soak figures\n" + "\n".join(lines)
 
 
@@ -854,6 +876,8 @@ def soak(
         calls = history.snapshot()
         figures.seconds_503 = seconds_of_503(calls, faults)
         judge([*subs, *probes], calls, store, cluster.logs(), figures, stuck_bound)
+        if figures.defects():
+            figures.harness.append(f"logs kept in {cluster.keep_logs(seed)}")
     finally:
         cluster.cleanup()
     return figures
