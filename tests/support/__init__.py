@@ -5,5 +5,6 @@ puzzles.py: independent checks of solutions, compact encoding, shared puzzles ·
 app on test settings and checks of problem responses and the form · chaos.py, load.py:
 scenarios and load drivers shared by tests/chaos and bench/ · compose.py: docker-compose.yml
 read as data · errors.py: an input that raises each engine error code · memory.py: a Redis
-filled to its memory limit · typed.py: puzzles typed in other scripts, with their counts.
+filled to its memory limit · typed.py: puzzles typed in other scripts, with their counts ·
+soak.py: the combined-fault soak (workload, fault schedule, history and its checker).
 """

@@ -11,7 +11,8 @@ Faults    a seeded schedule (SOAK_SEED replays it): every GAP seconds one or two
 Clients   threads, each its own loopback address (127.0.0.x: the web's client identity), each
           submitting its share and reading back its accepted jobs; every call goes to History.
 check()   after the faults: every process serves again, every job ends, and each submission's
-          fate is judged: lost, wrong, doubled, stuck, failed, 5xx, 503-then-created, misread.
+          fate is judged: lost (gone at the end, or a read answered 404), wrong, doubled, stuck,
+          failed, 5xx, 503-then-created, misread (an answer about another job).
 Used by tests/chaos/test_soak.py (`make test` runs a short one, `make soak` the long ones).
 """
 
@@ -589,7 +590,8 @@ class Figures:
     too_many: int = 0  # 429
     other_4xx: int = 0
     seconds_503: dict[str, float] = field(default_factory=dict)
-    lost: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)  # accepted, and not in the store at the end
+    lost_reads: list[str] = field(default_factory=list)  # a read of an accepted job: 404
     wrong: list[str] = field(default_factory=list)
     doubled: list[str] = field(default_factory=list)
     stuck: list[str] = field(default_factory=list)
@@ -604,8 +606,8 @@ class Figures:
     harness: list[str] = field(default_factory=list)
 
     DEFECTS = (
-        "lost", "wrong", "doubled", "stuck", "failed", "server_errors", "created_after_503",
-        "misread", "refusing",
+        "lost", "lost_reads", "wrong", "doubled", "stuck", "failed", "server_errors",
+        "created_after_503", "misread", "refusing",
     )  # fmt: skip
 
     def defects(self) -> dict[str, list[str]]:
@@ -733,7 +735,7 @@ def judge(
         if call.misread:
             figures.misread.append(f"{call.what} {call.key} at {call.sent:.1f}: {call.misread}")
         if call.what == "read" and call.status == 404:
-            figures.lost.append(f"read {call.job_id} at {call.sent:.1f}: 404")
+            figures.lost_reads.append(f"{call.job_id} at {call.sent:.1f}: 404")
 
     keyed: dict[int, list[Call]] = {}
     for call in submits:
@@ -752,7 +754,8 @@ def judge(
         accepted = [c for c in mine if c.status == 202]
         unsure = any(c.status == 0 or (c.status == 503 and c.may_exist) for c in mine)
         if accepted and not found:
-            figures.lost.append(f"{accepted[0].job_id} ({sub.mode} {sub.puzzle}): gone")
+            at = f"accepted at {accepted[0].received:.1f}"
+            figures.lost.append(f"{accepted[0].job_id} ({sub.mode} {sub.puzzle}) {at}: gone")
         if found and not accepted and not unsure:
             said = [(c.status, c.may_exist) for c in mine]
             figures.created_after_503.append(f"{found[0].id} ({sub.puzzle}): answered {said}")
@@ -802,13 +805,13 @@ def serving(
     history: History,
     figures: Figures,
 ) -> None:
-    """After the faults: every client's probe is accepted (each retried until 202), /readyz
-    is 200 and every worker takes a job sent after the faults, all within SERVE_BOUND s;
-    what did not, in figures.refusing."""
+    """After the faults: two probes of each client are accepted (each retried until 202),
+    /readyz is 200 and every worker takes a job sent after the faults (spare probes sent till
+    it does), all within SERVE_BOUND s; what did not, in figures.refusing."""
     started = time.monotonic()
     deadline = started + SERVE_BOUND
     by_client = {c.address: c for c in clients}
-    waiting = list(probes)
+    waiting, spares = probes[: 2 * len(clients)], probes[2 * len(clients) :]
     while waiting and time.monotonic() < deadline:
         waiting = [p for p in waiting if by_client[p.client].submit(p, "probe").status != 202]
         if waiting:
@@ -818,16 +821,18 @@ def serving(
         time.sleep(1)
     if (status := _ready(cluster.web.port)) != 200:
         figures.refusing.append(f"/readyz answers {status}")
-    fresh = [c.job_id for c in history.snapshot() if c.status == 202 and c.sent >= since]
 
     def idle() -> list[str]:
+        fresh = [c.job_id for c in history.snapshot() if c.status == 202 and c.sent >= since]
         return [
             name for name, worker in cluster.workers.items()
             if not any(f"received [job {job_id}]" in worker.log() for job_id in fresh)
         ]  # fmt: skip
 
-    while idle() and time.monotonic() < deadline:
-        time.sleep(1)
+    while idle() and spares and time.monotonic() < deadline:
+        spare = spares.pop(0)  # more work, till the idle worker takes some
+        by_client[spare.client].submit(spare, "probe")
+        time.sleep(0.5)
     figures.refusing += [f"worker {name}: took no job after the faults" for name in idle()]
     figures.serve_again = time.monotonic() - started
 
@@ -846,11 +851,11 @@ def soak(
     faults = schedule(rng, seconds, gap)
     addresses = [f"127.0.0.{10 + n}" for n in range(CLIENTS)]
     subs = workload(rng, int(seconds * RATE) + CLIENTS, addresses)
-    probes = workload(rng, 2 * CLIENTS, addresses, start=len(subs))
+    probes = workload(rng, 6 * CLIENTS, addresses, start=len(subs))
     probes = [p for p in probes if p.puzzle not in {s.puzzle for s in subs}]
     figures = Figures(seed, seconds, faults=faults)
-    history = History()
     cluster = Cluster(settings, setup).start()
+    history = History()
     store = JobStore(cluster.settings)
     try:
         interval = CLIENTS / RATE
