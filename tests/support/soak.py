@@ -748,6 +748,7 @@ def judge(
             break
         time.sleep(0.5)
     ended = endings(logs)
+    by_id = {job.id: job for js in jobs.values() for job in js}
     for key, mine in keyed.items():
         sub = by_key[key]
         found = jobs.get((sub.mode, sub.puzzle), [])
@@ -766,6 +767,9 @@ def judge(
             figures.lost.append(f"{sorted(ids)} ({sub.puzzle}): answered ids not in the store")
         for job in found:
             judge_job(store, sub, job, ended, figures)
+        named = {c.job_id for c in mine if c.status == 503 and c.may_exist and c.job_id}
+        if others := (named - {j.id for j in found}) & by_id.keys():
+            figures.misread.append(f"503 for {sub.puzzle} named another's job: {others}")
 
 
 def judge_job(
