@@ -142,7 +142,11 @@ def frozen_redis(seconds: float, clients: int) -> None:
           f"[{uptime()}]")  # fmt: skip
     server = RedisServer().start()
     settings = settings_on(server, **WHOLE)
-    limits = {"ALPHAMETIC_RATE_LIMIT": "1000000/minute", "ALPHAMETIC_MAX_QUEUED_PER_CLIENT": "0"}
+    limits = {
+        "ALPHAMETIC_RATE_LIMIT": "1000000/minute",
+        "ALPHAMETIC_READ_RATE_LIMIT": "1000000/minute",
+        "ALPHAMETIC_MAX_QUEUED_PER_CLIENT": "0",
+    }
     workers = [WorkerProcess(settings, q) for q in ("solve", "enumerate")]
     web = WebServer(settings, workers=2, env=limits)  # gunicorn 2 processes x 8 threads
     try:

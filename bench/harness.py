@@ -95,6 +95,7 @@ def start_gunicorn(settings: Settings, processes: int) -> tuple[subprocess.Popen
     env = {**os.environ, **settings.env(), "PYTHONPATH": str(ROOT)}
     env.update(
         ALPHAMETIC_RATE_LIMIT="1000000/minute",
+        ALPHAMETIC_READ_RATE_LIMIT="1000000/minute",
         ALPHAMETIC_SECRET_KEY="bench-secret-key",
         ALPHAMETIC_MAX_PAGE_SIZE=os.environ.get("ALPHAMETIC_MAX_PAGE_SIZE", "500"),
     )

@@ -41,7 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     server = RedisServer().start()
     settings = Settings(redis_url=server.url, key_prefix="bench-load")
     worker = WorkerProcess(settings, "solve,enumerate", concurrency=args.concurrency)
-    limits = {"ALPHAMETIC_RATE_LIMIT": "1000000/minute", "ALPHAMETIC_MAX_QUEUED_PER_CLIENT": "0"}
+    limits = {
+        "ALPHAMETIC_RATE_LIMIT": "1000000/minute",
+        "ALPHAMETIC_READ_RATE_LIMIT": "1000000/minute",
+        "ALPHAMETIC_MAX_QUEUED_PER_CLIENT": "0",
+    }
     web = WebServer(settings, workers=args.web_workers, env=limits)
     try:
         worker.wait_ready()

@@ -105,7 +105,10 @@ def run(setup: str, stalled: int, probes: int) -> None:
     """Start the system, measure without and with stalled sockets, print the figures."""
     print(machine())
     texts = [text for mode, text in puzzles(4 * probes, seed=14) if mode == "solve"]
-    env = {"ALPHAMETIC_RATE_LIMIT": "1000000/minute"}
+    env = {
+        "ALPHAMETIC_RATE_LIMIT": "1000000/minute",
+        "ALPHAMETIC_READ_RATE_LIMIT": "1000000/minute",
+    }
     with system("slow", workers=(("solve", 1),)) as s:
         web = WebServer(s.settings, env=env, command=SETUPS[setup]).wait_ready(60)
         try:

@@ -17,7 +17,7 @@ from . import transitions
 from .handle import Handle
 from .lanes import MISJUDGED_MEMORY, turn_keys
 from .messages import task_message
-from .model import CHUNK, Mode
+from .model import CHUNK, Mode, State
 from .transitions import Claimed, Kept, Written
 
 
@@ -129,6 +129,11 @@ class Attempt:
         if job_ran not in ("", b""):
             self.job_ran = float(job_ran)
         return Written.of(int(status))
+
+    def fail(self, reason: str) -> Written:
+        """End the run's job failed for this reason (its final write, refused once the run
+        no longer holds the job); its progress and results stay as last written."""
+        return self.write({"error": reason}, {}, "", 0, final=State.FAILED.value)
 
     def store_composed(self, found: list[tuple[str, str]]) -> tuple[Kept, int]:
         """Store a compose run's results, each once by its puzzle text, within the job's cap

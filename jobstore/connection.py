@@ -4,11 +4,18 @@ A request must get its 503 within about the socket timeout whatever Redis does: 
 times out is not retried (a frozen Redis would stack timeouts), only a dropped connection is
 retried once (a restarted Redis leaves dead connections in the pool). And once a call timed
 out, the store answers Unavailable at once for a moment (the Breaker), so a frozen Redis does
-not tie up every server thread for a timeout each.
+not tie up every server thread for a timeout each; the next call let through closes it again
+whatever it raised, unless it timed out too.
+
+Every reply goes to the call that sent for it (Paired, on every connection `connect` makes): a
+call that times out, or fails in any way while its reply is pending, drops its connection, so
+a late reply is never read by the next call (redis-py's Sentinel connection kept such a
+connection: the next call read the previous one's reply, a job another job's record).
 
 With REDIS_SENTINELS every client here follows the master the sentinels name (web, job store,
-waiters, heartbeats: all connect through `connect`); the Celery broker does the same through
-kombu's sentinel transport (worker/celery_app.py).
+waiters, heartbeats: all connect through `connect`), and after a timeout asks them again
+before its next call (a stalled master may be deposed by then); the Celery broker follows the
+master through kombu's sentinel transport (worker/celery_app.py).
 
 A Redis at its maxmemory (noeviction) refuses writes with an OOM error: to callers that is a
 Redis that cannot take this write right now (it is in UNREACHABLE, so a worker's write backs
@@ -22,16 +29,29 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, ParamSpec, TypeVar, cast
 
 import redis
 from kombu.exceptions import OperationalError
 from redis.backoff import ExponentialBackoff
 from redis.client import Pipeline
-from redis.connection import parse_url
+from redis.connection import (
+    AbstractConnection,
+    Connection,
+    ConnectionPool,
+    SSLConnection,
+    UnixDomainSocketConnection,
+    parse_url,
+)
 from redis.retry import Retry
-from redis.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool
+from redis.sentinel import (
+    MasterNotFoundError,
+    Sentinel,
+    SentinelConnectionPool,
+    SentinelManagedConnection,
+)
 
 from .settings import Settings
 
@@ -99,24 +119,58 @@ class Full(Unavailable):
     retry_after = FULL_RETRY
 
 
+class Paused(Unavailable):
+    """Refused by the store's breaker without asking Redis (it did not answer a moment ago)."""
+
+
 class Breaker:
     """After a call timed out, calls fail at once for `pause` seconds; then one trial call
-    goes to Redis while the others keep failing fast, and its outcome closes or reopens it.
-    So a frozen Redis holds at most one server thread per process, not every one of them."""
+    goes to Redis while the others keep failing fast. Every call let through ends by closing
+    or reopening it, whatever it raised: a timeout reopens it, anything else (a reply, or an
+    error that came with one: NotHeld, RateLimited, a full Redis) means Redis answered and
+    closes it, so no outcome leaves it open. A frozen Redis holds at most one server thread
+    per process, not every one of them."""
 
     def __init__(self, pause: float = 1.0) -> None:
         self.pause = pause
         self._open_until = 0.0
         self._trial = False
         self._lock = threading.Lock()
+        self._local = threading.local()  # how deep this thread is in calls let through
+
+    @property
+    def is_open(self) -> bool:
+        """Whether a call timed out and none has been answered since."""
+        return bool(self._open_until)
+
+    @contextmanager
+    def call(self) -> Iterator[None]:
+        """Let one store call through (or raise Paused) and end it by its outcome; a call
+        made within one already let through is part of it, not refused again."""
+        depth: int = getattr(self._local, "depth", 0)
+        if not depth:
+            self.check()
+        self._local.depth = depth + 1
+        try:
+            yield
+        except BaseException as error:
+            if timed_out(error):
+                self.trip()
+            else:
+                self.ok()
+            raise
+        else:
+            self.ok()
+        finally:
+            self._local.depth = depth
 
     def check(self) -> None:
-        """Raise Unavailable while open, or while another call is the trial."""
+        """Raise Paused while open, or while another call is the trial."""
         with self._lock:
             if not self._open_until:
                 return
             if time.monotonic() < self._open_until or self._trial:
-                raise Unavailable("the job store is unavailable (it did not answer a moment ago)")
+                raise Paused("the job store is unavailable (it did not answer a moment ago)")
             self._trial = True  # this call finds out whether Redis answers again
 
     def ok(self) -> None:
@@ -131,37 +185,44 @@ class Breaker:
             self._open_until, self._trial = time.monotonic() + self.pause, False
 
 
+def timed_out(error: BaseException | None) -> bool:
+    """Whether a call's error, or one it was raised from, is a timeout: Redis did not answer
+    (a refused connection did answer, at once: Redis is away, not frozen)."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:  # a chain that loops ends too
+        if isinstance(error, TIMEOUTS) or (isinstance(error, Unconfirmed) and error.timed_out):
+            return True
+        seen.add(id(error))
+        error = error.__cause__
+    return False
+
+
 def guarded(method: Callable[P, R]) -> Callable[P, R]:
-    """Decorate a store method so connection failures raise Unavailable (fast while the
-    store's breaker is open)."""
+    """Decorate a store method so connection failures raise Unavailable (Paused at once while
+    the store's breaker is open)."""
 
     @functools.wraps(method)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         breaker = getattr(args[0], "breaker", None) if args else None
-        if isinstance(breaker, Breaker):
-            breaker.check()
-        try:
-            result = method(*args, **kwargs)
-        except UNREACHABLE as error:
-            if isinstance(error, OutOfMemory):
-                if isinstance(breaker, Breaker):
-                    breaker.ok()  # Redis answered: it is full, not away
-                raise Full(f"the job store is full: {error}") from error
-            unconfirmed = error if isinstance(error, Unconfirmed) else None
-            if isinstance(breaker, Breaker):
-                if isinstance(error, TIMEOUTS) or (unconfirmed and unconfirmed.timed_out):
-                    breaker.trip()
-                else:
-                    breaker.ok()  # refused at once: Redis is away, not frozen; no waiting
-            message = f"the job store is unavailable: {error}"
-            if unconfirmed is not None:
-                raise Unavailable(message, job_id=unconfirmed.job_id, may_exist=True) from error
-            raise Unavailable(message) from error
-        if isinstance(breaker, Breaker):
-            breaker.ok()
-        return result
+        if not isinstance(breaker, Breaker):
+            return answered(method, *args, **kwargs)
+        with breaker.call():
+            return answered(method, *args, **kwargs)
 
     return wrapper
+
+
+def answered(method: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """Call method; a Redis it cannot reach raises Unavailable (Full: Redis is full)."""
+    try:
+        return method(*args, **kwargs)
+    except UNREACHABLE as error:
+        if isinstance(error, OutOfMemory):
+            raise Full(f"the job store is full: {error}") from error
+        message = f"the job store is unavailable: {error}"
+        if isinstance(error, Unconfirmed):
+            raise Unavailable(message, job_id=error.job_id, may_exist=True) from error
+        raise Unavailable(message) from error
 
 
 TIMEOUTS = (redis.exceptions.TimeoutError, TimeoutError)
@@ -173,7 +234,12 @@ def connect(settings: Settings) -> redis.Redis:
     whichever server the sentinels name master at the time."""
     if settings.sentinels:
         return follow_master(settings)
-    return redis.Redis.from_url(settings.redis_url, **client_options(settings))
+    url = parse_url(settings.redis_url)
+    paired = PAIRED[url.get("connection_class", Connection)]
+    pool = PairedPool.from_url(
+        settings.redis_url, connection_class=paired, **client_options(settings)
+    )
+    return redis.Redis.from_pool(pool)
 
 
 def client_options(settings: Settings) -> dict[str, Any]:
@@ -202,10 +268,120 @@ def follow_master(settings: Settings) -> redis.Redis:
         timeouts["password"] = settings.redis_sentinel_password
     sentinel = Sentinel(settings.sentinels, sentinel_kwargs=timeouts)
     client = sentinel.master_for(
-        settings.redis_sentinel_master, **credentials, **client_options(settings)
+        settings.redis_sentinel_master,
+        connection_pool_class=PairedSentinelPool,
+        connection_class=PairedSentinelConnection,
+        **credentials,
+        **client_options(settings),
     )
     _replicas[id(client.connection_pool)] = Replicas(settings.min_replicas)
     return client
+
+
+# redis-py is untyped here (Any to mypy): every subclass of one of its classes below is one of
+# Any, hence each `type: ignore[misc]`.
+class Paired(AbstractConnection):  # type: ignore[misc]
+    """A connection that hands each reply to the call that sent for it (mixed into the ones
+    `connect` makes): a read that fails in any way (a timeout above all: the reply may come
+    later) drops the connection, as redis-py's plain Connection does and its Sentinel one
+    does not (redis-py 8 reads there with disconnect_on_error=False); and one given back to
+    its pool while it still owes a reply (its caller interrupted between sending and reading,
+    as by a soft time limit, or unable to parse one reply of a pipeline) is dropped there
+    (PairedPool), never handed to the next caller with the old reply on its way."""
+
+    owed = 0  # replies sent for and not read yet
+    _batch = 0  # commands in the buffer being sent
+
+    def send_command(self, *args: Any, **kwargs: Any) -> None:
+        """Send one command (one reply owed)."""
+        self._batch = 1
+        super().send_command(*args, **kwargs)
+
+    def pack_commands(self, commands: Any) -> Any:
+        """Pack a pipeline's commands (one reply owed for each once sent)."""
+        commands = list(commands)
+        self._batch = len(commands)
+        return super().pack_commands(commands)
+
+    def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        """Send what was packed; its replies are owed once it is sent (a failed send drops
+        the connection, and with it what was owed)."""
+        batch, self._batch = self._batch, 0  # a health check's PING, sent first, is its own
+        super().send_packed_command(command, check_health)
+        self.owed += batch
+
+    def read_response(self, *args: Any, disconnect_on_error: bool = True, **kwargs: Any) -> Any:
+        """Read one reply; any failure to read it drops the connection (pub/sub, which
+        reads a stream of its own with no call waiting, still asks not to)."""
+        try:
+            reply = super().read_response(*args, disconnect_on_error=disconnect_on_error, **kwargs)
+        except redis.exceptions.ResponseError:
+            self.owed = max(0, self.owed - 1)  # an error reply, read whole
+            raise
+        self.owed = max(0, self.owed - 1)  # pub/sub messages come unasked
+        return reply
+
+    def disconnect(self, *args: Any, **kwargs: Any) -> None:
+        """Close the socket: nothing is owed on it any more."""
+        super().disconnect(*args, **kwargs)
+        self.owed = 0
+
+
+class PairedConnection(Paired, Connection):  # type: ignore[misc]
+    """A Paired TCP connection (redis://)."""
+
+
+class PairedSSLConnection(Paired, SSLConnection):  # type: ignore[misc]
+    """A Paired TLS connection (rediss://)."""
+
+
+class PairedUnixConnection(Paired, UnixDomainSocketConnection):  # type: ignore[misc]
+    """A Paired Unix socket connection (unix://)."""
+
+
+# The Paired class of each connection class a REDIS_URL can name (redis-py's parse_url).
+PAIRED: dict[type, type[Paired]] = {
+    Connection: PairedConnection,
+    SSLConnection: PairedSSLConnection,
+    UnixDomainSocketConnection: PairedUnixConnection,
+}
+
+
+class PairedSentinelConnection(Paired, SentinelManagedConnection):  # type: ignore[misc]
+    """A Paired connection to the master the sentinels name. After a timeout the master may
+    be frozen or deposed: its pool forgets it and drops its idle connections, so the next
+    connection asks the sentinels again, and one in use now is dropped when given back
+    (unless it is to the master they name by then)."""
+
+    def read_response(self, *args: Any, **kwargs: Any) -> Any:
+        """Read one reply; after a timeout, ask the sentinels again for the next."""
+        try:
+            return super().read_response(*args, **kwargs)
+        except redis.exceptions.TimeoutError:
+            self.forget_master()
+            raise
+
+    def forget_master(self) -> None:
+        """Have the pool's next connection ask the sentinels where the master is."""
+        proxy = self.connection_pool  # redis-py's proxy of the pool, holding its master
+        proxy.reset()
+        pool = proxy.connection_pool_ref()
+        if pool is not None:
+            pool.disconnect(inuse_connections=False)
+
+
+class PairedPool(ConnectionPool):  # type: ignore[misc]
+    """A pool that drops a connection given back while it still owes a reply (Paired)."""
+
+    def release(self, connection: Any) -> None:
+        """Take a connection back, closed first if a reply is still on its way."""
+        if getattr(connection, "owed", 0):
+            connection.disconnect()
+        super().release(connection)
+
+
+class PairedSentinelPool(PairedPool, SentinelConnectionPool):  # type: ignore[misc]
+    """The Sentinel-managed pool of Paired connections to the master."""
 
 
 # redis.exceptions is untyped here: subclassing its ConnectionError is Any to mypy.

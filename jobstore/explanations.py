@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -98,15 +98,24 @@ def _asked(status: Explained, detail: str) -> Asked:
 
 
 @guarded
-def wait(store: JobStore, job_id: str, client: str, rates: Sequence[Rate], timeout: float) -> Asked:
+def wait(
+    store: JobStore,
+    job_id: str,
+    client: str,
+    rates: Sequence[Rate],
+    timeout: float,
+    gone: Callable[[], bool] | None = None,
+) -> Asked:
     """ask(), but while the explanation is being worked out (or the client's other one is)
     wait up to `timeout` seconds for it: woken by the worker's end, published on the finished
-    channel as "{id}/explain", and looking again on its own now and then."""
+    channel as "{id}/explain", and looking again on its own now and then (no longer once
+    `gone()` says the client hung up)."""
     deadline = time.monotonic() + timeout
     with store.waiters().watch(f"{job_id}/explain") as ended:
         asked = ask(store, job_id, client, rates)
         while asked.status in WAITED and (left := deadline - time.monotonic()) > 0:
-            ended.event.wait(min(left, 1.0 if asked.status in PENDING else BUSY_LOOK))
+            if ended.pause(min(left, 1.0 if asked.status in PENDING else BUSY_LOOK), gone):
+                break
             ended.event.clear()
             asked = ask(store, job_id, client, rates)
     return asked

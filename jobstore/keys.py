@@ -45,7 +45,9 @@ Redis layout (every key under the deployment's prefix {p}, every key with a TTL)
                           of task messages, one per queue and priority lane (lanes()), each
                           worker's canary.{node} list (worker/canary.py: it expires, kombu's
                           x-expires, and its binding table is swept), and kombu's own
-                          (unacked messages, bindings, control mailboxes)
+                          (unacked messages, bindings, control mailboxes), and the purged
+                          hash: delivery tag -> when, of each message `celery purge` deleted
+                          (worker/broker.py; resend.lua cancels the jobs they were for)
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ from dataclasses import dataclass
 
 from .model import LANES, Mode
 
+# The broker's hash (under its prefix) of the delivery tags of the messages a purge deleted.
+PURGED = "purged"
 # kombu's separator between a queue's name and its priority in the name of a lane's list.
 PRIORITY_SEP = "\x06\x16"
 
@@ -160,6 +164,11 @@ class Keys:
     def unacked(self) -> str:
         """kombu's hash of messages delivered to a worker and not acknowledged yet."""
         return self.broker + "unacked"
+
+    @property
+    def purged(self) -> str:
+        """The delivery tags of the task messages a purge deleted, each with when (a hash)."""
+        return self.broker + PURGED
 
     def lane(self, mode: Mode, lane: int) -> str:
         """kombu's list of the task messages of a mode's queue in one priority lane."""

@@ -7,6 +7,8 @@ body); this module adds kombu's envelope for the Redis transport (JSON, base64 b
 info) exactly as `send_task` would, which tests/jobstore/test_messages.py checks against a
 message kombu really published, plus one header of its own (MARK): worker/tasks.py runs no
 task message without it, so a message sent by hand (`app.send_task`) is refused, not run.
+A purge names the delivery tags of the messages it deleted (record_purged), so the resend
+sweep cancels their jobs rather than sending them again (jobstore/sweep.py).
 """
 
 from __future__ import annotations
@@ -16,18 +18,23 @@ import functools
 import json
 import os
 import socket
+import time
 import uuid
+from collections.abc import Iterable
 from typing import Any, cast
 
 from celery import Celery
 
-from .keys import Keys
+from .keys import PURGED, Keys
 from .model import Mode
 from .settings import Settings
 
 # The header that marks a task message as the job store's: its value is the job it runs (a
 # retry keeps it: Celery passes a message's own headers on).
 MARK = "alphametic_job"
+# Seconds the purged hash is kept when no purged message says how long it lives (a job
+# store's message expires with its job: its `expiration`).
+PURGED_KEEP = 86_400
 
 
 def broker_prefix(settings: Settings) -> str:
@@ -82,3 +89,24 @@ def task_message(
             "properties": properties,
         }
     )
+
+
+def record_purged(client: Any, deleted: Iterable[bytes | str]) -> None:
+    """Name the delivery tags of the messages a purge deleted in the broker's purged hash
+    (Keys.purged), kept as long as the longest-lived of them. `client` is the broker channel's
+    (worker/broker.py, once they are deleted: a tag named there is certainly gone), which puts
+    the broker's prefix before the key."""
+    tags: dict[str, str] = {}
+    keep = PURGED_KEEP
+    for raw in deleted:
+        try:
+            properties = json.loads(raw)["properties"]
+            tags[str(properties["delivery_tag"])] = repr(time.time())
+            keep = max(keep, int(properties.get("expiration") or 0) // 1000)
+        except (ValueError, KeyError, TypeError):
+            continue  # not a message of kombu's shape: no job names it
+    if tags:
+        with client.pipeline() as pipe:  # kombu puts its prefix before both keys
+            pipe.hset(PURGED, mapping=tags)
+            pipe.pexpire(PURGED, keep * 1000)
+            pipe.execute()

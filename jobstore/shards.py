@@ -24,6 +24,9 @@ an unsharded one; counts and the grid cover every solution found.
 Shards are sent biggest first, a few at a time (settings.shard_window, dispatch()): each one
 that ends sends the next (settle()), so jobs take turns.
 
+A run that raises (worker/tasks.py) fails its job as one (fail()): a shard's whole job fails
+with its reason, and a split job's shards are stopped.
+
 A big compose job is split the same way (worker/compose.py plans it): each shard's `prefix`
 is the range (start, end) of the sets of addends it composes, and its results are kept apart
 (jobstore/compose.py reads the job's as its shards' in order).
@@ -41,7 +44,7 @@ from .keys import Keys
 from .lanes import turn_keys
 from .messages import task_message
 from .model import CHUNK, TERMINAL, TURNS, Mode, State
-from .transitions import CancelFound, Dispatched, Sharded
+from .transitions import CancelFound, Dispatched, Sharded, Written
 
 SHARD_FIELDS = ("state", "progress", "nodes", "found", "share", "truncated_reason")
 
@@ -296,3 +299,14 @@ def settle(handle: Handle, job_id: str, outcome: str) -> str:
         mode = handle.client.hget(handle.keys.job(parent), "mode")
         dispatch(handle, parent, Mode(mode or Mode.ENUMERATE), 1)
     return state
+
+
+def fail(handle: Handle, attempt: Attempt, job_id: str, reason: str) -> Written:
+    """End a claimed job failed for this reason as one job: a split job's shards are stopped
+    first (their runs end at their next look), and a shard fails its whole job (settle)."""
+    if handle.client.hget(handle.keys.job(job_id), "shards"):
+        stop(handle, job_id, user=False)
+    written = attempt.fail(reason)
+    if written is not Written.REFUSED:
+        settle(handle, job_id, State.FAILED)
+    return written

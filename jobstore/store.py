@@ -11,7 +11,7 @@ import json
 import math
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import alphametic
@@ -298,8 +298,11 @@ class JobStore:
         return job
 
     @guarded
-    def wait(self, job_id: str, timeout: float) -> Job | None:
-        """The job once it has ended or after `timeout` seconds (None when it is unknown).
+    def wait(
+        self, job_id: str, timeout: float, gone: Callable[[], bool] | None = None
+    ) -> Job | None:
+        """The job once it has ended or after `timeout` seconds (None when it is unknown, or
+        as soon as `gone()` says the waiting client hung up).
 
         Woken by the `finished` channel (waiters.py), so it answers within a
         millisecond or so of the end instead of a poll interval later.
@@ -310,7 +313,8 @@ class JobStore:
             if self.redis.hget(self.keys.job(job_id), "state") not in UNFINISHED:
                 return self.get(job_id)
             while (left := deadline - time.monotonic()) > 0:
-                ended.event.wait(min(left, RECHECK))
+                if ended.pause(min(left, RECHECK), gone):
+                    return None
                 ended.event.clear()
                 record, ended.record = ended.record, None
                 # A worker's final write sends the record along; other ends send only the id.
@@ -479,14 +483,17 @@ class JobStore:
         return snapshot(self.redis, self.prefix, self.settings.heartbeat_interval)
 
     def health(self) -> dict[str, Any]:
-        """{"redis": reachable, "workers": {queue: workers with a recent heartbeat},
-        "replicas": {"connected": replicas of the master, "floor": fewest writes need}}."""
+        """{"redis": reachable, "breaker": "open" while this store refuses calls at once (a
+        call timed out a moment ago) else "closed", "workers": {queue: workers with a recent
+        heartbeat}, "replicas": {"connected": replicas of the master, "floor": fewest writes
+        need}}."""
+        health: dict[str, Any] = {"redis": True}
         try:
-            workers = self._workers()
-            replicas = self._replicas()
+            health.update(workers=self._workers(), replicas=self._replicas())
         except Unavailable:
-            return {"redis": False, "workers": dict.fromkeys(QUEUES, 0)}
-        return {"redis": True, "workers": workers, "replicas": replicas}
+            health.update(redis=False, workers=dict.fromkeys(QUEUES, 0))
+        health["breaker"] = "open" if self.breaker.is_open else "closed"
+        return health
 
     @guarded
     def _replicas(self) -> dict[str, int]:

@@ -7,7 +7,9 @@ timeout; so does one whose holder is a process of the sweeping machine that no l
 are dead (worker/holder.py). The claim script then starts a new attempt and the old one,
 should it still be alive, is stale and can no longer write. resend_lost() sends again the
 message of a job queued a while whose message left its queue without a run (see there),
-counting one sent before a failover (master_since) like one sent before a restart.
+counting one sent before a failover (master_since) like one sent before a restart. When in
+doubt a sweep sends a job again and never ends it: only a purge, which names the messages it
+deletes, cancels jobs.
 Each worker's heartbeat thread runs both (worker/heartbeat.py).
 """
 
@@ -63,16 +65,18 @@ def resend_lost(handle: Handle, limit: int = 100) -> list[str]:
     disabled a worker pops a message only to run it at once, so a job still queued two
     heartbeats after its message went out, with nothing left in its queue and its message
     parked, lost it: it is sent again (a needless re-send costs only a refused duplicate
-    delivery). A message found nowhere went with a worker lost since it was sent (its link was
-    cut while it waited in its pop), so it is sent again, or else it was purged: resend.lua
-    ends its job canceled "purged".
+    delivery). A message an operator's `celery purge` deleted is named in the broker's purged
+    hash (worker/broker.py): its job ends canceled "purged". A message found nowhere else went
+    with a worker lost since it popped it (its link cut while it waited in its pop, or killed,
+    maybe to start again under the same name, so its heartbeats prove nothing): once missing
+    for missing_for() seconds, it is sent again (resend.lua).
     """
     client, keys, settings = handle.client, handle.keys, handle.settings
     now = time.time()
     cutoff = now - max(2.0, 2 * settings.heartbeat_interval)
     # A message sent before Redis last started, or before this server became master (a
-    # failover), may have been popped by a reply lost on the way: such a job is sent again,
-    # never judged purged (resend.lua).
+    # failover), may have been popped by a reply lost on the way: such a job is sent again at
+    # once (resend.lua).
     info = client.info()
     started = now - int(info.get("uptime_in_seconds", 0)) + 1
     started = max(started, master_since(handle, str(info.get("master_replid", "")), now))
@@ -85,21 +89,27 @@ def resend_lost(handle: Handle, limit: int = 100) -> list[str]:
         mode, lane_key, _waiting, message = found
         resend = transitions.Resend(
             keys, job_id, mode, lane_key, now, cutoff, settings.ttl, message, started,
-            silent_after(settings.heartbeat_interval),
+            missing_for(settings.heartbeat_interval),
         )  # fmt: skip
         outcome = Resent(handle.scripts.call(resend))
         if outcome is Resent.SENT:
             log.warning("job %s queued but its queue is empty: message sent again", job_id)
             resent.append(job_id)
         elif outcome is Resent.PURGED:
-            log.warning("job %s: its message was purged from the queue: canceled", job_id)
+            log.warning("job %s: a purge deleted its message: canceled", job_id)
         elif outcome is Resent.SHARD_PURGED:
             parent = parent_of(job_id)
             if parent is not None:
-                log.warning("job %s: a shard's message was purged: job canceled", parent)
+                log.warning("job %s: a purge deleted a shard's message: canceled", parent)
                 stop(handle, parent, user=True)
                 finish(handle, parent)
     return resent
+
+
+def missing_for(interval: float) -> float:
+    """Seconds a message may be nowhere before it is sent again: as long as a worker takes to
+    count as gone (jobstore/workers.py); one that popped it has parked or claimed it by then."""
+    return silent_after(interval)
 
 
 def master_since(handle: Handle, replid: str, now: float) -> float:

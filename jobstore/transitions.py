@@ -285,13 +285,13 @@ class Resent(IntEnum):
 
     KEPT = 0  # nothing: its message is not lost (or it is no longer queued)
     SENT = 1  # its message sent again
-    PURGED = 2  # its message was purged from the queue: the job ended canceled
-    SHARD_PURGED = 3  # a shard's message was purged: the caller cancels its whole job
+    PURGED = 2  # a purge deleted its message (worker/broker.py): the job ended canceled
+    SHARD_PURGED = 3  # a purge deleted a shard's message: the caller cancels its whole job
 
 
 @dataclass(frozen=True)
 class Resend(Transition):
-    """Send again a lost message, or end a job whose message was purged: a Resent."""
+    """Send again a lost message, or end a job whose message a purge deleted: a Resent."""
 
     script: ClassVar[str] = "resend"
     at: Keys
@@ -303,17 +303,17 @@ class Resend(Transition):
     ttl: int
     message: str
     started: float  # when Redis last started
-    silent_after: float  # seconds without a heartbeat after which a worker counts as gone
+    missing_for: float  # seconds a message may be nowhere before it is sent again
 
     def keys(self) -> list[str]:
         at = self.at
         keys = [at.queued, at.job(self.job_id), self.lane, at.unacked, at.leases, at.stats]
-        return [*keys, at.workers(self.mode.queue), *at.lanes(self.mode)]
+        return [*keys, at.purged, *at.lanes(self.mode)]
 
     def argv(self) -> list[Arg]:
         return [
             self.job_id, repr(self.now), repr(self.cutoff), self.ttl, self.message,
-            self.at.finished, repr(self.started), repr(self.silent_after),
+            self.at.finished, repr(self.started), repr(self.missing_for),
         ]  # fmt: skip
 
 

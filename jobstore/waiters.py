@@ -6,7 +6,9 @@ again. A web process keeps one pub/sub connection for all its waiting requests, 
 number; each waiter registers a Watch under its job id before it reads the job, so an end
 published between the read and the wait still wakes it. Pub/sub delivery is best-effort (a
 reconnect can drop messages), so waiters also look again every RECHECK seconds and all are
-woken after a reconnect: a lost message costs a little latency, never a missed end.
+woken after a reconnect: a lost message costs a little latency, never a missed end. A waiter
+given a look at its client (`gone`) checks it every GONE_LOOK seconds meanwhile, so a request
+whose client hung up stops waiting at once instead of holding its slot to the end.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import redis
@@ -28,6 +31,7 @@ log = logging.getLogger(__name__)
 
 RECHECK = 1.0  # seconds between a waiter's own looks at its job, messages or not
 SUBSCRIBE_TIMEOUT = 2.0  # seconds the first waiter gives the subscriber to start listening
+GONE_LOOK = 0.2  # seconds between a waiter's looks at whether its client is still there
 
 
 class Watch:
@@ -38,6 +42,20 @@ class Watch:
     def __init__(self) -> None:
         self.event = threading.Event()
         self.record: dict[str, str] | None = None
+
+    def pause(self, seconds: float, gone: Callable[[], bool] | None = None) -> bool:
+        """Wait up to `seconds` for the event, looking every GONE_LOOK whether `gone()`:
+        whether the waiter's client has gone (then at once)."""
+        if gone is None:
+            self.event.wait(seconds)
+            return False
+        deadline = time.monotonic() + seconds
+        while not self.event.wait(max(0.0, min(deadline - time.monotonic(), GONE_LOOK))):
+            if gone():
+                return True
+            if time.monotonic() >= deadline:
+                break
+        return False
 
 
 class Waiters:

@@ -5,6 +5,12 @@ queue it consumes (worker/heartbeat.py calls beat() every heartbeat_interval sec
 health check counts members seen within the last three intervals: one ZCOUNT per queue
 (~0.1 ms) instead of `celery inspect ping`, which waits a full timeout. A beat is a script
 (beat.lua) that runs even when Redis is at its memory limit.
+
+A worker restarted under the same name (`-n`, as compose's restart policy keeps it) is the
+same member again, counted once. No sweep judges a message by these heartbeats: a restarted
+worker never reads as silent, so a message lost with its first run would have been judged
+purged; a message found nowhere is sent again instead (jobstore/sweep.py), and a lost run's
+job is taken over by its holder, which names the process (worker/holder.py), not the worker.
 """
 
 from __future__ import annotations
@@ -51,9 +57,8 @@ def beat(handle: Handle, name: str, queues: Sequence[str]) -> None:
 
 
 def withdraw(handle: Handle, name: str, queues: Sequence[str]) -> None:
-    """Have a stopping worker count as gone at once: its last heartbeat is set to read as
-    silent, not removed, so the resend sweep knows a message it popped while stopping went
-    with it (resend.lua); beat() drops it later like any silent member."""
+    """Have a stopping worker count as gone at once (readiness): its last heartbeat is set to
+    read as silent, and beat() drops it later like any silent member."""
     score = time.time() - silent_after(handle.settings.heartbeat_interval) - 0.001
     _run(handle, Beat(handle.keys, name, queues, score, 0.0, 0, withdraw=True))
 

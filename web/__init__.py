@@ -4,7 +4,8 @@ Folders: api/ (the JSON API) · openapi/ (its description) · pages/ (the form a
 admin/ (the operator's API and page) · ops/ (probes, metrics, logs) · errors/ (every error
 answer). Modules: config.py (the web's settings) · store.py (the app's job store; a job looked
 up by id) · clients.py (the client's identity, rates and charging, cap and storage left) ·
-waiting.py (long polls within this process's wait slots) · drawings.py (a stored job's puzzle
+waiting.py (long polls within this process's wait slots, a share per client) · slots.py (a cap
+on CPU-heavy work running at once in this process: estimates) · drawings.py (a stored job's puzzle
 parsed again and its solutions drawn) · paging.py (page numbers) · bodies.py (request bodies
 read whole within caps) · security.py (headers, CSRF) · i18n.py (the page's language, numbers
 and durations) · offload.py (CPU-heavy work off the event loop) · wsgi.py (gunicorn's entry
@@ -14,7 +15,6 @@ only through jobstore.JobStore.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +24,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from jobstore import JobStore, Settings
 from web.admin.page import init_admin
 from web.api import explain, jobs
+from web.api.estimates import CPU_BUDGET
 from web.bodies import init_bodies
 from web.config import WebSettings
 from web.errors.answers import register_errors
@@ -32,6 +33,8 @@ from web.ops import health, metrics
 from web.ops.logs import init_logging
 from web.pages import compose, views
 from web.security import init_security
+from web.slots import Slots
+from web.waiting import WaitSlots
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -54,7 +57,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["alphametic.settings"] = settings
     app.extensions["alphametic.store"] = JobStore(settings)
     app.extensions["alphametic.rates"] = web.rates()
-    app.extensions["alphametic.wait_slots"] = threading.BoundedSemaphore(max(1, web.max_waiters))
+    app.extensions["alphametic.read_rates"] = web.read_rates()
+    app.extensions["alphametic.wait_slots"] = WaitSlots(web.max_waiters, web.client_waiters)
+    app.extensions["alphametic.estimate_slots"] = Slots("estimate", web.max_estimates, CPU_BUDGET)
     app.register_blueprint(jobs.bp)
     app.register_blueprint(explain.bp)
     app.register_blueprint(views.bp)

@@ -1,9 +1,11 @@
 """Who is asking, and what it costs them: the client's identity, its rates of job-creating
-requests and the decorators that charge them, its cap of unfinished jobs and storage left."""
+requests (and the decorators that charge them) and of status reads, its cap of unfinished jobs
+and storage left."""
 
 from __future__ import annotations
 
 import functools
+import ipaddress
 from collections.abc import Callable, Sequence
 from typing import ParamSpec, TypeVar
 
@@ -23,13 +25,38 @@ def client_id() -> str:
     """Return the client's identity for the per-client rate limit and cap of unfinished jobs."""
     # The remote address; ProxyFix takes it from X-Forwarded-For only behind
     # ALPHAMETIC_PROXY_HOPS trusted proxies, so clients cannot pick their own identity.
-    return request.remote_addr or "127.0.0.1"
+    return client_of(request.remote_addr or "127.0.0.1")
+
+
+def client_of(address: str) -> str:
+    """The client an address is: an IPv4 address itself, an IPv6 address its /64 (a host is
+    handed a whole /64, so every address in it is the same client)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 def rates() -> tuple[Rate, ...]:
     """The per-client rates of job creation (ALPHAMETIC_RATE_LIMIT)."""
     configured: tuple[Rate, ...] = current_app.extensions["alphametic.rates"]
     return configured
+
+
+def read_rates() -> tuple[Rate, ...]:
+    """The per-client rates of status reads (ALPHAMETIC_READ_RATE_LIMIT)."""
+    configured: tuple[Rate, ...] = current_app.extensions["alphametic.read_rates"]
+    return configured
+
+
+def count_read() -> None:
+    """Count a status read against the client's read rates (RateLimited beyond)."""
+    store().count_request(client_id(), read_rates())
 
 
 def queue(submission: Submission, fresh: bool = False) -> Job:

@@ -19,11 +19,14 @@ from jobstore.settings import ConfigError, read_env
 
 ENV_NAMES = {
     "rate_limit": "ALPHAMETIC_RATE_LIMIT",
+    "read_rate_limit": "ALPHAMETIC_READ_RATE_LIMIT",
     "max_content_length": "ALPHAMETIC_MAX_BODY",
     "max_page_size": "ALPHAMETIC_MAX_PAGE_SIZE",
     "poll_seconds": "ALPHAMETIC_POLL_SECONDS",
     "max_wait": "ALPHAMETIC_MAX_WAIT",
     "max_waiters": "ALPHAMETIC_MAX_WAITERS",
+    "client_waiters": "ALPHAMETIC_CLIENT_WAITERS",
+    "max_estimates": "ALPHAMETIC_MAX_ESTIMATES",
     "secret_key": "ALPHAMETIC_SECRET_KEY",
     "proxy_hops": "ALPHAMETIC_PROXY_HOPS",
     "admin_token": "ALPHAMETIC_ADMIN_TOKEN",
@@ -38,13 +41,22 @@ class WebSettings:
     """Everything configurable about the web front end, with production defaults."""
 
     rate_limit: str = "60/minute"  # job-creating requests per client, as `limits` reads it
+    # Status reads (GET /api/jobs/{id}, long polls included) per client: a page polls once a
+    # second; a client whose waits are answered at once cannot spin faster than this.
+    read_rate_limit: str = "600/minute"
     max_content_length: int = 64 * 1024  # request body cap in bytes (413 beyond)
     max_page_size: int = 500  # solutions per page of the API at most
     poll_seconds: int = 1  # Retry-After of a job that is still going
-    # Long polling (?wait=): the longest wait a request may ask for, and how many requests of
-    # one web process may wait at once (each holds a server thread; the rest answer at once).
+    # Long polling (?wait=): the longest wait a request may ask for, how many requests of one
+    # web process may wait at once, and how many of them one client may hold (the rest answer
+    # at once). Under gevent a waiting request is a greenlet and a socket: half the 1000
+    # connections a process serves (scripts/webserver.py), the other half for everything else.
     max_wait: float = 30.0
-    max_waiters: int = 4
+    max_waiters: int = 500
+    client_waiters: int = 2
+    # Estimates one web process works out at once (each is CPU in the process: more at once
+    # only slows its other requests down); the rest are answered 429 `busy`.
+    max_estimates: int = 1
     # Sessions carry only the CSRF token; a per-process key (when unset) is enough for one
     # process, several need ALPHAMETIC_SECRET_KEY set.
     secret_key: str = ""
@@ -66,6 +78,7 @@ class WebSettings:
                 values[f.name] = overrides[f.name.upper()]
         settings = cls(**values)
         settings.rates()  # a rate that cannot be read fails at start, not at the first POST
+        settings.read_rates()
         settings.check_admin_token()
         return settings
 
@@ -80,16 +93,23 @@ class WebSettings:
 
     def rates(self) -> tuple[Rate, ...]:
         """The per-client rates of job creation."""
-        try:
-            items = parse_many(str(self.rate_limit))
-        except ValueError:
-            raise ConfigError(
-                f"ALPHAMETIC_RATE_LIMIT={self.rate_limit!r} is not a rate like '60/minute'"
-            ) from None
-        return tuple(Rate(item.amount, item.get_expiry(), str(item)) for item in items)
+        return _rates(self.rate_limit, "rate_limit", "create")
+
+    def read_rates(self) -> tuple[Rate, ...]:
+        """The per-client rates of status reads."""
+        return _rates(self.read_rate_limit, "read_rate_limit", "read")
 
     def flask_config(self) -> dict[str, Any]:
         """The settings as Flask config keys (a random SECRET_KEY when none is set)."""
         config = {name.upper(): value for name, value in asdict(self).items()}
         config["SECRET_KEY"] = self.secret_key or secrets.token_hex(32)
         return config
+
+
+def _rates(text: str, name: str, kind: str) -> tuple[Rate, ...]:
+    """Rates of one kind read from a setting like '60/minute' (ConfigError naming it)."""
+    try:
+        items = parse_many(str(text))
+    except ValueError:
+        raise ConfigError(f"{ENV_NAMES[name]}={text!r} is not a rate like '60/minute'") from None
+    return tuple(Rate(item.amount, item.get_expiry(), str(item), kind) for item in items)

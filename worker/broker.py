@@ -21,6 +21,13 @@ unrecoverable one and the worker's main process exited. Here an ack is tried aga
 pause and then left to the visibility timeout, and a message whose copy could not be written
 is run all the same (the job store's resend sweep covers a worker lost meanwhile).
 
+A purge (`celery purge`, which deletes the queues' lists) names the delivery tag of every
+message it deleted in the broker's purged hash (jobstore/messages.py): the job store's resend
+sweep then knows a job's message was purged, not lost, and cancels the job; a message found
+nowhere and not named there it sends again (jobstore/sweep.py). Without the names, a purged
+message and one lost with a worker (killed with it in hand, maybe restarted under the same
+name) left the same traces, and the sweep's guess canceled jobs whose message was only lost.
+
 The broker is a Redis, though not the job store: redis-py's error classes come from
 jobstore.connection, so that no worker module imports redis itself.
 """
@@ -35,6 +42,7 @@ from kombu.transport import TRANSPORT_ALIASES, virtual
 from kombu.transport import redis as kombu_redis
 
 from jobstore.connection import ClosedConnection, OutOfMemory, RedisError
+from jobstore.messages import record_purged
 
 log = logging.getLogger(__name__)
 
@@ -129,8 +137,30 @@ class GuardedPool:
         return super()._get_pool(asynchronous)  # type: ignore[misc]
 
 
-class Channel(GuardedPool, kombu_redis.Channel):
-    """kombu's Redis channel with the QoS and the pool guard above."""
+class RecordedPurge:
+    """For a kombu Redis channel: a purge that names the messages it deleted (the purged
+    hash), so the job store cancels their jobs instead of sending them again."""
+
+    def _purge(self, queue: str) -> int:
+        """Delete every list of a queue, reading each as it goes in the same transaction, and
+        record the deleted messages' tags; returns how many it deleted (as kombu's)."""
+        channel: Any = self  # a kombu Redis channel (every class using this one is)
+        with channel.conn_or_acquire() as client:
+            # kombu puts its prefix before the key of DEL, not of LRANGE.
+            prefix = getattr(client, "global_keyprefix", "") or ""
+            with client.pipeline() as pipe:
+                for priority in channel.priority_steps:
+                    listed = channel._q_for_pri(queue, priority)
+                    pipe.lrange(prefix + listed, 0, -1)
+                    pipe.delete(listed)
+                replies = pipe.execute()
+            deleted = [raw for messages in replies[::2] for raw in messages]
+            record_purged(client, deleted)
+        return len(deleted)
+
+
+class Channel(RecordedPurge, GuardedPool, kombu_redis.Channel):
+    """kombu's Redis channel with the purge, the QoS and the pool guard above."""
 
     QoS = QoS
 
@@ -141,8 +171,8 @@ class Transport(kombu_redis.Transport):
     Channel = Channel
 
 
-class SentinelChannel(GuardedPool, kombu_redis.SentinelChannel):
-    """kombu's Sentinel channel with the QoS and the pool guard above."""
+class SentinelChannel(RecordedPurge, GuardedPool, kombu_redis.SentinelChannel):
+    """kombu's Sentinel channel with the purge, the QoS and the pool guard above."""
 
     QoS = QoS
 

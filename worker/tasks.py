@@ -3,7 +3,10 @@
 The job record is the result: a task returns what its run did. A job that failed raises
 JobFailed (Flower and `celery events` show a failure with the reason) and one canceled is
 reported revoked; a job handed back (its worker stopping, or yielding to others) returns
-normally, as its next message is already queued. A task message the job store did not make
+normally, as its next message is already queued. A run that raises an unexpected error (a bug,
+a record it cannot read) ends its job failed at once, with the error as its reason and the
+traceback in the log (fail_raised); Redis lost mid-run is not one (the run is claimed again).
+A task message the job store did not make
 (one sent by hand with `app.send_task`, whatever its arguments) is refused before it runs:
 one warning line, a count in the store's stats (alphametic_task_messages_rejected_total), and
 the message is acknowledged, so it neither runs a job out of turn nor waits in the queue.
@@ -16,7 +19,7 @@ import time
 from typing import Any
 
 from celery import Task
-from celery.exceptions import Ignore
+from celery.exceptions import Ignore, Reject, Retry, SoftTimeLimitExceeded
 from celery.signals import task_revoked
 
 from jobstore import Job, JobStore, Mode, Settings
@@ -25,9 +28,10 @@ from jobstore.connection import UNREACHABLE
 from jobstore.handle import Handle, handle_for
 from jobstore.messages import MARK
 from jobstore.queue import queued_by_store
-from jobstore.shards import settle
+from jobstore.shards import fail as fail_job
+from jobstore.shards import parent_of, settle
 from jobstore.stats import count_rejected
-from jobstore.transitions import Claimed
+from jobstore.transitions import Claimed, Written
 
 from . import compose, shards, stopping
 from .canary import CANARY_TASK
@@ -36,11 +40,14 @@ from .explain import TASK as EXPLAIN_TASK
 from .explain import run as run_explanation
 from .holder import holder_is_dead, holder_name
 from .logs import name_attempt
-from .run import Outcome, Run
+from .run import FINAL_WRITE_TRIES, TIME_LIMIT, Outcome, Run
 
 log = logging.getLogger(__name__)
 
 CLAIM_PATIENCE = 30.0  # seconds between the warnings of a claim waiting for Redis
+REASON_MAX = 300  # characters of an unexpected error kept as its job's reason
+# Exceptions that are Celery's control flow, not a run's failure: they pass through.
+CONTROL_FLOW = (Ignore, Reject, Retry)
 
 
 class JobFailed(Exception):
@@ -112,14 +119,56 @@ def execute(task: Any, mode: Mode, job_id: str) -> str:
             log.info("job %s not run: %s (attempt %s)", job_id, claim.status, claim.attempt)
             settle(handle, job_id, claim.status)  # a shard that ends unrun
             return claim.status.value
-        job = Job.from_hash(claim.record)
         try:
+            job = Job.from_hash(claim.record)
             outcome = run_claimed(handle, attempt, job, claim.record)
         except UNREACHABLE as error:
             log.warning("job %s: Redis lost mid-run (%s): claiming it again", job_id, error)
             time.sleep(1.0)
             continue
+        except CONTROL_FLOW:
+            raise
+        except Exception as error:  # noqa: BLE001 (whatever it is, the job ends with it)
+            log.exception("job %s attempt %s raised: it ends failed", job_id, attempt.number)
+            return fail_raised(handle, attempt, job_id, error)
         return report(task, job, outcome)
+
+
+def fail_raised(handle: Handle, attempt: Attempt, job_id: str, error: Exception) -> str:
+    """End a claimed job failed by its run's unexpected error, with that error as its reason;
+    then tell Celery as report() does (a whole job's task fails, a shard's returns).
+
+    Celery acknowledges a task that raised: the job, left running with no message, was
+    re-queued by the lease sweep until it "gave up after 3 attempts (worker lost)". Celery's
+    soft limit, should it strike outside the search (which ends "time limit" itself), is the
+    job's time limit too. A claim that raises leaves its job queued, and the resend sweep sends
+    it again (jobstore/sweep.py): an error that passes loses nothing.
+    """
+    reason = TIME_LIMIT if isinstance(error, SoftTimeLimitExceeded) else describe(error)
+    written = None
+    for try_number in range(FINAL_WRITE_TRIES):
+        try:
+            written = fail_job(handle, attempt, job_id, reason)
+            break
+        except UNREACHABLE as lost:
+            log.warning("job %s: could not end it failed (%s): trying again", job_id, lost)
+            time.sleep(min(0.2 * 2**try_number, 5.0))
+    if written is Written.REFUSED:  # taken over, or it had ended before the error
+        log.info("job %s: run %s is stale, not ended failed", job_id, attempt.claims)
+        return Outcome.STALE.value
+    if written is None:  # its lease runs out and the sweep re-queues it
+        log.warning("job %s: could not end it failed; its lease runs out", job_id)
+    else:
+        log.info("job %s attempt %s ended: %s", job_id, attempt.number, Outcome.FAILED)
+    if parent_of(job_id) is not None:
+        return Outcome.FAILED.value
+    raise JobFailed(reason) from error
+
+
+def describe(error: Exception) -> str:
+    """An unexpected error as a failed job's reason: its type and message, one line, short."""
+    text = " ".join(f"{type(error).__name__}: {error}".split())
+    return text if len(text) <= REASON_MAX else text[: REASON_MAX - 3] + "..."
 
 
 def run_claimed(handle: Handle, attempt: Attempt, job: Job, record: dict[str, str]) -> Outcome:

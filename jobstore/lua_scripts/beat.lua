@@ -2,7 +2,7 @@
 -- A worker's heartbeat in the registry of each queue it consumes (jobstore/workers.py), or a
 -- stopping worker's withdrawal (its last beat set to read as silent, never added). It runs
 -- under OOM (allow-oom): a worker waiting out a full Redis is alive, and must not look gone
--- (not ready, its messages judged lost with it); a beat grows nothing but one small member.
+-- (not ready); a beat grows nothing but one small member.
 -- KEYS: the heartbeat zsets of its queues.
 -- ARGV: name, score, drop_before (members last heard before it leave), keep (the sets' TTL,
 --       seconds), withdraw ('1': only an existing member's score changes).

@@ -1,20 +1,22 @@
 -- A job still queued a while after its message was sent, with every lane of its queue empty:
--- where did its message go? Parked in kombu's unacked hash (a worker popped it, then lost its
--- connection), or sent before Redis last started (a pop persisted while its reply was lost in
--- the restart): it is sent again now rather than after the visibility timeout. Otherwise it is
--- in no queue and no worker's hands. Either a worker popped it and was lost before it could
--- park it (its link cut while it waited in its pop, so the reply went nowhere, or it died or
--- stopped in between), or an operator purged the queue (`celery purge`). The first look marks
--- the job missing; once it has been missing for as long as a silent worker takes to count as
--- gone, a worker of this queue that went silent (or stopped) since the message was sent means
--- the message went with it: sent again. Otherwise the queue was purged, and the job ends
--- canceled "purged" instead of being silently sent again.
+-- where did its message go? When in doubt it is sent again, never canceled: a needless re-send
+-- costs only a duplicate delivery, which claim.lua refuses. Parked in kombu's unacked hash (a
+-- worker popped it, then lost its connection), or sent before Redis last started (a pop
+-- persisted while its reply was lost in the restart): it is sent again now rather than after
+-- the visibility timeout. Deleted by an operator's purge (`celery purge`), which names the
+-- delivery tag of every message it deletes in the purged hash (worker/broker.py): the job ends
+-- canceled "purged" (a shard's whole job, by the caller). Otherwise it is in no queue and no
+-- worker's hands: a worker popped it and was lost before it could park it (its link cut while
+-- it waited in its pop, or it died or stopped in between, maybe to start again under the same
+-- name), or it was deleted some other way. The first look marks the job missing; once it has
+-- been missing for a while (a worker that took it has parked or claimed it by then), the
+-- message is sent again.
 -- Ids no longer queued leave the set. Winning moves the score to now: one re-send per cutoff.
 -- KEYS: queued zset, job hash, the job's lane list, kombu's unacked hash, leases zset, stats
---       hash, the heartbeats of its queue's workers, then every lane list of its queue.
+--       hash, the purged hash, then every lane list of its queue.
 -- ARGV: job_id, now, cutoff (score before which the job counts as waiting long), ttl, message,
---       the finished channel, when Redis last started (epoch seconds), seconds of silence
---       after which a worker counts as gone (jobstore/workers.py).
+--       the finished channel, when Redis last started (epoch seconds), seconds a message may
+--       be missing before it is sent again.
 -- Returns 1 when the message was sent again, 2 when the job ended purged, 3 when the job is a
 -- shard whose message was purged (the caller cancels its whole job), else 0.
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -31,20 +33,28 @@ for i = 8, #KEYS do
     return 0
   end
 end
-local parked = false
+local tag = nil
 if s[2] then
   local ok, message = pcall(cjson.decode, s[2])
-  local tag = ok and message.properties and message.properties.delivery_tag
-  parked = tag and redis.call('HEXISTS', KEYS[4], tag) == 1
+  tag = ok and message.properties and message.properties.delivery_tag
 end
-local now, silence = tonumber(ARGV[2]), tonumber(ARGV[8])
-local sent = tonumber(s[5] or '0')
-local before_restart = sent < tonumber(ARGV[7])
-local missing = s[3] and now - tonumber(s[3]) >= silence
--- Workers last heard from after the message was sent (less a silence, for clocks) and silent
--- now; a stopping worker's last beat is set to read as silent (workers.withdraw).
-local gone = missing and redis.call('ZCOUNT', KEYS[7], sent - 2 * silence, now - silence) > 0
-if parked or before_restart or gone or not s[2] then
+local parked = tag and redis.call('HEXISTS', KEYS[4], tag) == 1
+local purged = tag and not parked and redis.call('HEXISTS', KEYS[7], tag) == 1
+local now = tonumber(ARGV[2])
+local before_restart = tonumber(s[5] or '0') < tonumber(ARGV[7])
+local missing = s[3] and now - tonumber(s[3]) >= tonumber(ARGV[8])
+if purged then
+  if s[4] and s[4] ~= '' then return 3 end
+  redis.call('HSET', KEYS[2], 'state', 'canceled', 'cancel', ARGV[2], 'finished', ARGV[2],
+    'eta', '', 'error', 'purged')
+  redis.call('HDEL', KEYS[2], 'missing_since')
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('ZREM', KEYS[5], ARGV[1])
+  ended(KEYS[6], KEYS[2], 'canceled', ARGV[2])
+  redis.call('PUBLISH', ARGV[6], ARGV[1])
+  return 2
+end
+if parked or before_restart or missing or not s[2] then
   redis.call('HDEL', KEYS[2], 'missing_since')
   redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
   redis.call('EXPIRE', KEYS[1], ARGV[4])
@@ -52,16 +62,5 @@ if parked or before_restart or gone or not s[2] then
   redis.call('HSET', KEYS[2], 'message', ARGV[5], 'queued_at', ARGV[2])
   return 1
 end
-if not s[3] then
-  redis.call('HSET', KEYS[2], 'missing_since', ARGV[2])
-  return 0
-end
-if not missing then return 0 end
-if s[4] and s[4] ~= '' then return 3 end
-redis.call('HSET', KEYS[2], 'state', 'canceled', 'cancel', ARGV[2], 'finished', ARGV[2],
-  'eta', '', 'error', 'purged')
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('ZREM', KEYS[5], ARGV[1])
-ended(KEYS[6], KEYS[2], 'canceled', ARGV[2])
-redis.call('PUBLISH', ARGV[6], ARGV[1])
-return 2
+if not s[3] then redis.call('HSET', KEYS[2], 'missing_since', ARGV[2]) end
+return 0

@@ -2,9 +2,10 @@
 
 web_factory  factory(settings, workers=1, env=None) -> a ready WebServer (gunicorn serving
              web.wsgi:app on a free port with these settings); all are stopped at teardown.
-sentinel_factory  factory(replicas=1, failover_timeout_ms=10_000) -> a started SentinelSetup
-             (a master, its replicas, three sentinels: tests/support/sentinel.py); all are
-             removed at teardown; the test is skipped where redis-server has no sentinel mode.
+sentinel_factory  factory(replicas=1, failover_timeout_ms=10_000, down_after_ms=3000) -> a
+             started SentinelSetup (a master, its replicas, three sentinels:
+             tests/support/sentinel.py); all are removed at teardown; the test is skipped
+             where redis-server has no sentinel mode.
 Tests marked `soak` (the long soak: `make soak`) run only when `-m` names that marker.
 """
 
@@ -35,7 +36,11 @@ def web_factory() -> Iterator[Callable[..., WebServer]]:
     started: list[WebServer] = []
 
     def start(settings: Settings, workers: int = 1, env: dict[str, str] | None = None) -> WebServer:
-        limits = {"ALPHAMETIC_RATE_LIMIT": "100000/minute", "ALPHAMETIC_MAX_QUEUED_PER_CLIENT": "0"}
+        limits = {
+            "ALPHAMETIC_RATE_LIMIT": "100000/minute",
+            "ALPHAMETIC_READ_RATE_LIMIT": "100000/minute",
+            "ALPHAMETIC_MAX_QUEUED_PER_CLIENT": "0",
+        }
         server = WebServer(settings, workers=workers, env={**limits, **(env or {})})
         started.append(server)
         return server.wait_ready()
@@ -50,8 +55,8 @@ def sentinel_factory() -> Iterator[Callable[..., SentinelSetup]]:
     """Factory: start Sentinel setups of a number of replicas (skip without sentinel mode)."""
     started: list[SentinelSetup] = []
 
-    def start(replicas: int = 1, failover_timeout_ms: int = 10_000) -> SentinelSetup:
-        setup = SentinelSetup(replicas=replicas, failover_timeout_ms=failover_timeout_ms)
+    def start(replicas: int = 1, **options: int) -> SentinelSetup:
+        setup = SentinelSetup(replicas=replicas, **options)
         started.append(setup)
         try:
             return setup.start()

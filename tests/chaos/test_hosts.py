@@ -119,8 +119,8 @@ def test_messages_popped_by_a_host_cut_off_while_idle_are_sent_again_not_judged_
 
     The cut-off worker sits in a blocking pop, the only one waiting; Redis hands it the first
     message sent and writes the reply into the dead link, so the message is in no queue and in
-    no worker's unacknowledged set, as after a purge. Its worker went silent since, so the
-    message is sent again instead of its job being canceled "purged".
+    no worker's unacknowledged set, as after a purge. No purge named it (worker/broker.py),
+    so the message is sent again instead of its job being canceled "purged".
     """
     server = redis_factory()
     settings = fresh_settings(lease_seconds=LEASE, heartbeat_interval=HEARTBEAT)

@@ -217,8 +217,8 @@ def test_a_message_taken_by_a_worker_lost_since_is_sent_again_not_judged_purged(
     fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
 ) -> None:
     """A worker popped the job's message and was lost before it could park it (its link cut
-    mid-pop, or killed): the message is nowhere, as after a purge, but that worker went silent
-    since it was sent, so the sweep sends it again and the job succeeds."""
+    mid-pop, or killed): the message is nowhere, as after a purge, but no purge named it, so
+    the sweep sends it again and the job succeeds."""
     mine = fresh_settings()
     store: JobStore = store_factory(mine)
     broker = redis.Redis.from_url(mine.redis_url)
@@ -234,10 +234,33 @@ def test_a_message_taken_by_a_worker_lost_since_is_sent_again_not_judged_purged(
     assert f"job {job.id} queued but its queue is empty: message sent again" in worker.log()
 
 
+def test_a_message_lost_with_a_worker_restarted_under_its_name_is_sent_again(
+    fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
+) -> None:
+    """A worker killed with the job's message in hand and started again under the same name
+    (as compose's restart policy does) beats again under that name at once, so it never reads
+    as silent: the message, nowhere and never purged, is sent again and the job succeeds (it
+    was judged purged and canceled)."""
+    mine = fresh_settings()
+    store: JobStore = store_factory(mine)
+    broker = redis.Redis.from_url(mine.redis_url)
+    wait_until(lambda: int(broker.info("server")["uptime_in_seconds"]) >= 3, 10, "Redis up 3 s")
+    first = worker_factory(mine, "solve", name="solve@restarted")
+    wait_until(lambda: broker.zcard(store.keys.workers("solve")) > 0, 10, "its first beat")
+    first.kill()
+    job = store.submit("solve", "SEND + MORE = MONEY", {"base": 12})
+    assert broker.rpop(store.keys.lane(Mode.SOLVE, 0)) is not None  # it went with the worker
+    again = worker_factory(mine, "solve", name="solve@restarted")
+    (done,) = wait_done(store, [job.id], 30)
+    assert (done.state, done.error, done.attempt) == (State.SUCCEEDED, None, 1), done.to_dict()
+    assert f"job {job.id} queued but its queue is empty: message sent again" in again.log()
+
+
 def test_purged_jobs_end_canceled_not_sent_again(
     fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
 ) -> None:
-    """`celery purge` of the queued messages ends those jobs canceled "purged"."""
+    """`celery purge` of the queued messages ends those jobs canceled "purged": the purge
+    names the messages it deletes (worker/broker.py), so the sweep knows they were purged."""
     mine = fresh_settings()
     store: JobStore = store_factory(mine)
     jobs = [store.submit("solve", "SEND + MORE = MONEY", {"base": b}) for b in (11, 12, 13)]

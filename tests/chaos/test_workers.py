@@ -318,3 +318,59 @@ def test_a_worker_whose_consumer_takes_nothing_stops_and_an_idle_one_does_not(
     assert 0 < left <= expires_after(mine.heartbeat_interval) * 1000, left
     assert not client.exists(broker + "_kombu.binding_permanent." + canary_queue(name))
     assert client.zscore(broker + "_kombu.binding_deadlines", canary_queue(name))
+
+
+def test_a_run_that_raises_fails_its_job_at_once_with_the_reason(
+    fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
+) -> None:
+    """A job whose run raises an unexpected error (here its record's puzzle, corrupted in
+    Redis after it was checked, no longer parses) ends failed by that run, with the error as
+    its reason and the traceback in the log: not left running for the lease sweep to re-queue
+    until "gave up after 3 attempts (worker lost)", nor queued for the resend sweep."""
+    settings = fresh_settings()
+    store = store_factory(settings)
+    job = store.submit("solve", "SEND + MORE = MONEY", {"base": 12})
+    client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
+    client.hset(store.keys.job(job.id), "puzzle", "SEND + MORE =")
+    worker = worker_factory(settings, "solve")
+    (done,) = wait_done(store, [job.id], 60)
+    assert (done.state, done.attempt) == (State.FAILED, 1), done.to_dict()
+    assert done.error == "PuzzleError: empty term at the end of the puzzle at character 14"
+    assert done.started is not None and done.finished is not None
+    # Ended by its run (server-side times), not by a sweep after its lease (10 s) ran out.
+    assert done.finished - done.started < settings.lease_seconds / 2, done.to_dict()
+    log = worker.log()
+    assert f"job {job.id} attempt 1 raised" in log and "Traceback" in log, log[-4000:]
+    time.sleep(2.0)  # nothing runs it again
+    after = store.get(job.id)
+    assert after is not None and after.to_dict() == done.to_dict()
+
+
+def test_a_shard_that_raises_fails_its_whole_job_with_the_reason(
+    fresh_settings: Callable[..., Settings], store_factory: Any, worker_factory: Any
+) -> None:
+    """A shard whose run raises (its record's puzzle corrupted in Redis while it waits) fails
+    its whole job at once with that error, its siblings stopped: every shard ends, and the job
+    does not end "gave up after 3 attempts (worker lost)" after its lease sweeps."""
+    settings = fresh_settings(**SHARDING, shard_window=1)  # shards sent one at a time
+    store = store_factory(settings)
+    keys = Keys(settings.key_prefix)
+    client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
+    job = store.submit("enumerate", *SHARDED)
+    worker_factory(settings, "enumerate")
+    wait_until(lambda: shard_count(store, job.id) > 0, 30, "the job split")
+    shards = [keys.job(f"{job.id}.{i}") for i in range(shard_count(store, job.id))]
+    waiting = [key for key in shards if client.hget(key, "state") == "queued"]
+    assert waiting, "every shard ran before the test could corrupt one"
+    for key in waiting:
+        client.hset(key, "puzzle", "ABC + DEF =")
+    (done,) = wait_done(store, [job.id], 60)
+    reason = "PuzzleError: empty term at the end of the puzzle at character 12"
+    assert (done.state, done.error) == (State.FAILED, reason), done.to_dict()
+
+    def every_shard_ended() -> bool:
+        states = [client.hget(key, "state") for key in shards]
+        return all(state in ("succeeded", "failed", "canceled") for state in states)
+
+    wait_until(every_shard_ended, 30, "every shard ended")
+    assert max(int(client.hget(key, "attempt") or 0) for key in shards) == 1

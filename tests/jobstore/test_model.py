@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -24,7 +25,7 @@ from jobstore import (
 from jobstore.attempt import Attempt
 from jobstore.handle import Handle
 from jobstore.model import Checkpoint, Progress
-from jobstore.sweep import resend_lost
+from jobstore.sweep import missing_for, resend_lost
 from jobstore.transitions import Written
 from tests.support.chaos import wait_until
 from tests.support.puzzles import encode
@@ -286,6 +287,7 @@ def test_health_without_workers(quiet: JobStore) -> None:
     """Health answers with Redis up and no workers heard from."""
     assert quiet.health() == {
         "redis": True,
+        "breaker": "closed",
         "workers": {"solve": 0, "enumerate": 0},
         "replicas": {"connected": 0, "floor": 0},
     }
@@ -322,7 +324,7 @@ def test_a_message_lost_in_a_failover_is_sent_again_not_judged_purged(quiet: Job
     """A queued job whose message is nowhere (popped by a reply a failover lost) while no
     worker went silent: sent before the master it is in now became master (the sweeps knew
     another one before), it is sent again at once, never judged purged. Without a change of
-    master it is only marked missing (a purge is judged later, as before)."""
+    master it is only marked missing (sent again later, after a while missing)."""
     client, settings = raw(quiet), quiet.settings
     wait_until(lambda: int(client.info("server")["uptime_in_seconds"]) >= 6, 10, "Redis up 6 s")
     handle = Handle.of(client, settings)
@@ -338,6 +340,35 @@ def test_a_message_lost_in_a_failover_is_sent_again_not_judged_purged(quiet: Job
     client.hdel(quiet.keys.masters, client.info("replication")["master_replid"])
     assert resend_lost(handle) == [job.id]
     assert sum(client.llen(lane) for lane in lanes) == 1
+
+
+def test_a_message_found_nowhere_is_sent_again_unless_a_purge_named_it(quiet: JobStore) -> None:
+    """Two queued jobs whose messages are nowhere, no worker of their queue ever heard of: the
+    one whose message a purge named (the broker's purged hash, worker/broker.py) ends canceled
+    "purged"; the other is marked missing, then sent again once missing a while, never
+    canceled (with no worker gone silent since, it was judged purged)."""
+    client, settings = raw(quiet), quiet.settings
+    wait_until(lambda: int(client.info("server")["uptime_in_seconds"]) >= 6, 10, "Redis up 6 s")
+    handle = Handle.of(client, settings)
+    lanes = quiet.keys.lanes(Mode.SOLVE)
+    lost, purged = (quiet.submit("solve", "SEND + MORE = MONEY", {"base": b}) for b in (11, 12))
+    assert client.delete(*lanes) >= 1  # both messages gone
+    message = json.loads(client.hget(quiet.keys.job(purged.id), "message") or "{}")
+    client.hset(quiet.keys.purged, message["properties"]["delivery_tag"], repr(time.time()))
+    sent = time.time() - 2.5  # a while ago (the cutoff: 2 s), since this Redis started
+    for job in (lost, purged):
+        client.zadd(quiet.keys.queued, {job.id: sent})
+        client.hset(quiet.keys.job(job.id), "queued_at", repr(sent))
+    assert resend_lost(handle) == []
+    ended = quiet.get(purged.id)
+    assert ended is not None and (ended.state, ended.error) == (State.CANCELED, "purged")
+    assert client.hget(quiet.keys.job(lost.id), "missing_since")
+    since = time.time() - missing_for(settings.heartbeat_interval)
+    client.hset(quiet.keys.job(lost.id), "missing_since", repr(since))
+    assert resend_lost(handle) == [lost.id]
+    assert sum(client.llen(lane) for lane in lanes) == 1
+    again = quiet.get(lost.id)
+    assert again is not None and again.state is State.QUEUED
 
 
 def test_a_claim_lost_in_a_failover_and_made_again_leaves_the_first_run_stale(

@@ -110,3 +110,16 @@ def test_waiters_subscribe_again_after_a_redis_restart(
         assert done is not None and done.state is State.CANCELED
     finally:
         store.close()
+
+
+def test_a_wait_whose_client_has_gone_ends_at_once(waiting_store: JobStore) -> None:
+    """`gone` is looked at every GONE_LOOK while nothing is published: once it says the
+    client hung up, the wait ends (None) instead of holding on to its timeout."""
+    job = waiting_store.submit("solve", "SEND + MORE = MONEY")  # no worker: it stays queued
+    hung_up = threading.Event()
+    threading.Timer(0.5, hung_up.set).start()
+    started = time.monotonic()
+    assert waiting_store.wait(job.id, SLOW, gone=hung_up.is_set) is None
+    assert time.monotonic() - started < SLOW / 2
+    still = waiting_store.wait(job.id, 0.3, gone=lambda: False)  # a client still there waits
+    assert still is not None and still.state is State.QUEUED

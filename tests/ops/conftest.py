@@ -40,6 +40,7 @@ def ops_web(ops_settings: Settings) -> Iterator[WebServer]:
         **JSON_LOGS,
         "ALPHAMETIC_ADMIN_TOKEN": ADMIN_TOKEN,
         "ALPHAMETIC_RATE_LIMIT": "10000/minute",
+        "ALPHAMETIC_READ_RATE_LIMIT": "100000/minute",
         "GUNICORN_CMD_ARGS": "--logger-class scripts.gunicorn_logging.GunicornLogger",
     }
     server = WebServer(ops_settings, workers=2, env=env)

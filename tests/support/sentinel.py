@@ -81,9 +81,15 @@ class Node:
 class SentinelSetup:
     """A master, `replicas` replicas of it and three sentinels watching it (quorum 2)."""
 
-    def __init__(self, replicas: int = 1, failover_timeout_ms: int = 10_000) -> None:
+    def __init__(
+        self,
+        replicas: int = 1,
+        failover_timeout_ms: int = 10_000,
+        down_after_ms: int = DOWN_AFTER_MS,
+    ) -> None:
         # Sentinel starts no second failover of a master name within twice this of the first.
         self.failover_timeout_ms = failover_timeout_ms
+        self.down_after_ms = down_after_ms
         self.root = Path(tempfile.mkdtemp(prefix="alphametic-sentinel-"))
         data = ["--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction"]
         # Diskless sync waits 5 s for more replicas by default: start syncing at once.
@@ -124,10 +130,10 @@ class SentinelSetup:
         return self
 
     def sentinel_conf(self) -> str:
-        """A fresh sentinel conf watching the master: down after DOWN_AFTER_MS, quorum 2."""
+        """A fresh sentinel conf watching the master: down after down_after_ms, quorum 2."""
         return "\n".join([
             f"sentinel monitor {MASTER_NAME} 127.0.0.1 {self.master.port} 2",
-            f"sentinel down-after-milliseconds {MASTER_NAME} {DOWN_AFTER_MS}",
+            f"sentinel down-after-milliseconds {MASTER_NAME} {self.down_after_ms}",
             f"sentinel failover-timeout {MASTER_NAME} {self.failover_timeout_ms}",
             f"sentinel parallel-syncs {MASTER_NAME} 1",
             "",

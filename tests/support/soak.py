@@ -443,9 +443,9 @@ class Fault:
     victim: str = ""
 
 
-def _hold(kind: str, rng: random.Random) -> float:
-    """How long a fault of this kind holds (a stop, a squeeze, a server down)."""
-    down_after = DOWN_AFTER_MS / 1000
+def _hold(kind: str, rng: random.Random, down_after: float) -> float:
+    """How long a fault of this kind holds (a stop, a squeeze, a server down), given the
+    sentinels' down-after in seconds."""
     return {
         "worker_stop": rng.uniform(2, 14),
         "pool_stop": rng.uniform(2, 14),
@@ -456,7 +456,12 @@ def _hold(kind: str, rng: random.Random) -> float:
     }.get(kind, 0.0)
 
 
-def schedule(rng: random.Random, seconds: float, gap: tuple[float, float]) -> list[Fault]:
+def schedule(
+    rng: random.Random,
+    seconds: float,
+    gap: tuple[float, float],
+    down_after: float = DOWN_AFTER_MS / 1000,
+) -> list[Fault]:
     """Faults for `seconds`: every `gap` seconds one or two kinds, every kind once before any
     repeats (so that a short soak still lands each)."""
     faults: list[Fault] = []
@@ -469,7 +474,7 @@ def schedule(rng: random.Random, seconds: float, gap: tuple[float, float]) -> li
         if rng.random() < 0.5 and not {kinds[0], pending[0]} <= MASTER_STOPS:
             kinds.append(pending.pop(0))  # two at once, never two stops of the master
         for kind in kinds:
-            faults.append(Fault(kind, t, _hold(kind, rng), rng.randrange(1 << 30)))
+            faults.append(Fault(kind, t, _hold(kind, rng, down_after), rng.randrange(1 << 30)))
         t += rng.uniform(*gap)
     return faults
 
@@ -852,7 +857,7 @@ def soak(
     """Run one soak: the workload from CLIENTS clients while the seeded faults land for
     `seconds`, then the checks. Returns the figures (the caller asserts and prints)."""
     rng = random.Random(seed)
-    faults = schedule(rng, seconds, gap)
+    faults = schedule(rng, seconds, gap, setup.down_after_ms / 1000)
     addresses = [f"127.0.0.{10 + n}" for n in range(CLIENTS)]
     subs = workload(rng, int(seconds * RATE) + CLIENTS, addresses)
     probes = workload(rng, 6 * CLIENTS, addresses, start=len(subs))

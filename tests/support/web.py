@@ -16,7 +16,12 @@ TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 def make_app(settings: Any, **config: Any) -> Flask:
     """Build an app on these settings with a high rate limit unless told otherwise."""
-    base: dict[str, Any] = {"SETTINGS": settings, "TESTING": True, "RATE_LIMIT": "10000/minute"}
+    base: dict[str, Any] = {
+        "SETTINGS": settings,
+        "TESTING": True,
+        "RATE_LIMIT": "10000/minute",
+        "READ_RATE_LIMIT": "100000/minute",
+    }
     base.update(config)
     return create_app(base)
 

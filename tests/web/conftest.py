@@ -67,7 +67,8 @@ def job_store(web_settings: Any) -> JobStore:
 @pytest.fixture(scope="session")
 def live_server(web_settings: Any, web_workers: Any) -> Iterator[str]:
     """Run the app under gunicorn (web.wsgi:app) on a free port; yield its base URL."""
-    server = WebServer(web_settings, env={"ALPHAMETIC_RATE_LIMIT": "10000/minute"})
+    env = {"ALPHAMETIC_RATE_LIMIT": "10000/minute", "ALPHAMETIC_READ_RATE_LIMIT": "100000/minute"}
+    server = WebServer(web_settings, env=env)
     try:
         yield server.wait_ready().url
     finally:

@@ -45,7 +45,10 @@ def server(web_settings: Settings, web_workers: WorkerProcess) -> Iterator[WebSe
     """The web server exactly as `make run` starts it (WEB_CONCURRENCY=2), on the test Redis."""
     web = WebServer(
         web_settings,
-        env={"ALPHAMETIC_RATE_LIMIT": "10000/minute"},
+        env={
+            "ALPHAMETIC_RATE_LIMIT": "10000/minute",
+            "ALPHAMETIC_READ_RATE_LIMIT": "100000/minute",
+        },
         command=lambda port: web_argv(port, 2),
     )
     try:

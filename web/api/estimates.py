@@ -5,8 +5,9 @@ deterministic sample of the search tree, calibrated against measured search time
 bench/estimates.py: at most ~0.15 s of CPU) and a count of the solutions that runs at most
 BUDGET seconds (exact when it finishes, else extrapolated from the share of the tree it
 covered). One request spends at most about CPU_BUDGET seconds of CPU; a client runs one
-estimate at a time (the job store's marker, JobStore.alone) and each is charged to its rate
-of job-creating requests (web.api.jobs).
+estimate at a time (the job store's marker, JobStore.alone), a process runs at most
+ALPHAMETIC_MAX_ESTIMATES at once (web.slots) and each is charged to the client's rate of
+job-creating requests (web.api.jobs).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from jobstore.admission import normalise
 from web.bodies import whole_number
 from web.clients import client_id
 from web.offload import offload
+from web.slots import estimate_slots
 from web.store import store
 
 BUDGET = 0.1  # seconds of counting one estimate may spend
@@ -119,11 +121,13 @@ def _measure(text: str, options: str) -> tuple[float, float, bool, float]:
 def for_request(text: str, options: Mapping[str, Any], app: Flask) -> dict[str, Any]:
     """The estimate body: solutions, seconds, and whether an enumeration would hit a cap.
 
-    Raises Busy while another estimate of this client runs (one at a time per client).
+    Raises Busy while another estimate of this client runs (one at a time per client), and
+    Saturated while this process runs as many as it may.
     """
     given = json.dumps(dict(options), sort_keys=True)
     with store().alone(client_id(), "estimate", ALONE_SECONDS):
-        nodes, solutions, exact, listing = offload(lambda: _measure(text, given))
+        with estimate_slots().hold():  # Saturated: this process runs its share of estimates
+            nodes, solutions, exact, listing = offload(lambda: _measure(text, given))
     settings = app.extensions["alphametic.settings"]
     # Storing the solutions costs the worker more than finding them, beyond some size.
     seconds = max(listing, solutions / SOLUTIONS_PER_SECOND)

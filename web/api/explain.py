@@ -26,7 +26,7 @@ from web.clients import client_id, rates
 from web.errors.problems import ApiProblem
 from web.i18n import select_locale
 from web.store import job_or_none, store
-from web.waiting import wait_slot
+from web.waiting import hung_up, wait_slot
 
 bp = Blueprint("explain", __name__, url_prefix="/api")
 log = logging.getLogger(__name__)
@@ -50,7 +50,9 @@ def ask(job: Job, wait: float = 0.0) -> Asked:
     if wait > 0:
         with wait_slot() as free:
             if free:
-                return explanations.wait(store(), job.id, client_id(), rates(), wait)
+                return explanations.wait(
+                    store(), job.id, client_id(), rates(), wait, gone=hung_up()
+                )
     return explanations.ask(store(), job.id, client_id(), rates())
 
 

@@ -12,7 +12,15 @@ from jobstore import Job, Mode, NotHeld, OptionsError, ResultOrder, Submission, 
 from jobstore.admission import check_options
 from web.api import estimates, export
 from web.bodies import check_json_depth, whole_number
-from web.clients import QUEUE_FULL_RETRY, charged, charged_upfront, client_id, queue, storage_left
+from web.clients import (
+    QUEUE_FULL_RETRY,
+    charged,
+    charged_upfront,
+    client_id,
+    count_read,
+    queue,
+    storage_left,
+)
 from web.drawings import page_items
 from web.errors import puzzle as puzzle_sayings
 from web.errors.problems import ApiProblem
@@ -211,6 +219,7 @@ def create_job() -> Response:
 @bp.get("/jobs/<job_id>")
 def get_job(job_id: str) -> Response:
     """Answer with the job's status body (once it has ended, or after ?wait= seconds)."""
+    count_read()  # a client whose waits answer at once cannot poll faster than its rate
     wait = wait_arg()
     return status_response(waited(job_or_none(job_id) or _missing(job_id), wait))
 

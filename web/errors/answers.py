@@ -9,6 +9,7 @@ from werkzeug.exceptions import Forbidden, HTTPException
 
 from jobstore import Busy, Full, RateLimited, StorageFull, Unavailable
 from web.errors.problems import TITLES, ApiProblem, problem
+from web.slots import Saturated
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,7 @@ def _http_error(exc: HTTPException) -> Response:
 
 def rate_limited(exc: RateLimited) -> Response:
     """Answer 429 with Retry-After: the seconds until the client's exceeded window resets."""
-    detail = f"Too many jobs created; the limit is {exc.rate} per client. Retry later."
+    detail = f"Too many {exc.what}; the limit is {exc.rate} per client. Retry later."
     return error_response(429, detail, {"Retry-After": str(exc.retry_after)})
 
 
@@ -77,6 +78,19 @@ def _busy(exc: Busy) -> Response:
     headers = {"Retry-After": str(exc.retry_after)}
     if request.path.startswith(JSON_PATHS):
         return problem(429, detail, slug="busy", headers=headers, field="client")
+    return error_response(429, detail, headers)
+
+
+def _saturated(exc: Saturated) -> Response:
+    """Answer 429 with Retry-After while this process runs as many estimates as it may: the
+    seconds until the first of them is expected to end."""
+    detail = (
+        f"This server is working out as many {exc.what}s as it can at once; "
+        f"retry in {exc.retry_after} s."
+    )
+    headers = {"Retry-After": str(exc.retry_after)}
+    if request.path.startswith(JSON_PATHS):
+        return problem(429, detail, slug="busy", headers=headers)
     return error_response(429, detail, headers)
 
 
@@ -125,5 +139,6 @@ def register_errors(app: Flask) -> None:
     app.register_error_handler(Full, _full)
     app.register_error_handler(RateLimited, rate_limited)
     app.register_error_handler(Busy, _busy)
+    app.register_error_handler(Saturated, _saturated)
     app.register_error_handler(StorageFull, _storage_full)
     app.register_error_handler(Exception, _server_error)

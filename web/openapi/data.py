@@ -102,7 +102,9 @@ def data_paths(common: dict[str, Any]) -> dict[str, Any]:
                     "429": problem(
                         "Over the client's rate of job creation, which estimates count against, "
                         "or (type `busy`, field `client`) while another estimate of the client "
-                        "runs: one runs at a time per client.",
+                        "runs: one runs at a time per client; or (type `busy`, no field) while "
+                        "this server works out as many estimates as it may at once, Retry-After "
+                        "the time the first of them is expected to take still.",
                         retry=True,
                     ),
                 },

@@ -25,7 +25,8 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
         "description": (
             "Seconds to hold the answer until the job has ended (long polling): the reply "
             "comes as soon as it ends, or with the unfinished status when the time is up. "
-            "Answered at once when the server is already holding its share of waits."
+            "Answered at once when the server is already holding its share of waits, or "
+            "this client's (ALPHAMETIC_CLIENT_WAITERS at once per server process)."
         ),
         "schema": {"type": "number", "minimum": 0, "maximum": max_wait},
     }
@@ -75,6 +76,10 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
                 "responses": {
                     "200": body("Job", "The job's status.", status_headers),
                     "422": problem("wait out of range."),
+                    "429": problem(
+                        "Too many status reads by this client (ALPHAMETIC_READ_RATE_LIMIT).",
+                        retry=True,
+                    ),
                     **common,
                 },
             },
@@ -253,7 +258,7 @@ def _paths(max_page: int, max_wait: float) -> dict[str, Any]:
         "/readyz": {
             "get": {
                 "operationId": "readyz",
-                "summary": "Redis reachable and at least one worker per queue.",
+                "summary": "Redis answers (breaker closed here) and a worker serves each queue.",
                 "responses": {
                     "200": body("Health", "Ready."),
                     "503": {

@@ -380,7 +380,18 @@ def schemas(max_page: int) -> dict[str, Any]:
             "required": ["status"],
             "properties": {
                 "status": {"type": "string", "enum": ["ok", "ready", "not ready"]},
+                "reasons": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Why not ready (only then).",
+                },
                 "redis": {"type": "boolean"},
+                "breaker": {
+                    "type": "string",
+                    "enum": ["open", "closed"],
+                    "description": "open: a Redis call timed out and none has been answered "
+                    "since; this process answers 503 at once meanwhile (not ready).",
+                },
                 "workers": {"type": "object", "additionalProperties": {"type": "integer"}},
                 "replicas": {
                     "type": "object",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, Response, jsonify
 
 from alphametic.linear.native import EngineError, describe
@@ -19,22 +21,36 @@ def healthz() -> Response:
 
 @bp.get("/readyz")
 def readyz() -> Response:
-    """Answer 200 when Redis answers, takes writes (replicas at their floor) and every queue
-    has a worker, else 503."""
+    """Answer 200 when Redis answers, the store's breaker is closed, writes are taken
+    (replicas at their floor) and every queue has a worker, else 503 saying why."""
     try:
         health = dict(store().health())
     except Unavailable:
         health = {"redis": False, "workers": {}}
-    workers = health.get("workers") or {}
-    replicas = health.get("replicas") or {"connected": 0, "floor": 0}
-    ready = bool(health.get("redis")) and all(workers.get(q, 0) >= 1 for q in QUEUES)
-    ready = ready and replicas["connected"] >= replicas["floor"]
+    reasons = not_ready(health)
     try:
         engine = describe()  # which engine this process runs: native or python (and why)
     except EngineError as exc:
-        engine, ready = f"unavailable: {exc}", False
-    response = jsonify(status="ready" if ready else "not ready", engine=engine, **health)
-    if not ready:
-        response.status_code = 503
-        response.headers["Retry-After"] = "5"
+        engine = f"unavailable: {exc}"
+        reasons.append(f"engine {engine}")
+    if not reasons:
+        return jsonify(status="ready", engine=engine, **health)
+    response = jsonify(status="not ready", reasons=reasons, engine=engine, **health)
+    response.status_code = 503
+    response.headers["Retry-After"] = "5"
     return response
+
+
+def not_ready(health: dict[str, Any]) -> list[str]:
+    """Why the store's health keeps this process from being ready (none: it is ready)."""
+    if health.get("breaker") == "open":
+        # Every API call of this process answers 503 at once until one gets through.
+        return ["breaker open: a Redis call timed out and none has been answered since"]
+    if not health.get("redis"):
+        return ["redis: the job store did not answer"]
+    workers = health.get("workers") or {}
+    reasons = [f"workers: none for queue {q}" for q in QUEUES if workers.get(q, 0) < 1]
+    replicas = health.get("replicas") or {"connected": 0, "floor": 0}
+    if replicas["connected"] < replicas["floor"]:
+        reasons.append(f"replicas: {replicas['connected']} connected, {replicas['floor']} needed")
+    return reasons

@@ -1,0 +1,39 @@
+"""Connections of the job store: a call interrupted with replies still owed drops its connection.
+
+A caller can be cut off between sending and reading (a Celery soft time limit raised by a
+signal, a reply of a pipeline it cannot parse): the connection goes back to the pool with
+replies on their way. When they have not arrived yet, redis-py's own check (data waiting on a
+connection handed out) sees nothing, and the next call read the first one's replies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from jobstore import Settings
+from jobstore.connection import connect
+
+
+def test_a_pipeline_cut_off_between_its_replies_leaves_none_to_the_next_call(
+    fresh_settings: Callable[..., Settings],
+) -> None:
+    """A pipeline's caller fails on its first reply while a slow command's reply is still
+    on its way: the next call on the client gets its own value, not that reply."""
+    client = connect(fresh_settings())
+    client.set("text", "not a number")
+    client.set("mine", "my value")
+
+    def number(reply: Any, **_options: Any) -> int:
+        return int(reply)
+
+    client.set_response_callback("GETDEL", number)
+    pipe = client.pipeline(transaction=False)
+    pipe.execute_command("GETDEL", "text")  # its reply read as a number: ValueError
+    pipe.blpop(["nothing"], 0.5)  # answered (None) half a second later
+    with pytest.raises(ValueError):
+        pipe.execute()
+    assert client.get("mine") == "my value"
+    assert client.blpop(["nothing"], 0.01) is None
