@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 NATIVE := alphametic/linear/_native.c alphametic/steps/_native.c alphametic/explain/_native.c
 LOCK_ARGS := --universal --python-version 3.11 --quiet
 
-.PHONY: run test lint typecheck pytest bench clean lock
+.PHONY: run test soak lint typecheck pytest bench clean lock
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,11 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The long combined-fault soak (tests/chaos/test_soak.py): SOAK_SECONDS of faults (default 600)
+# for each seed of SOAK_SEEDS (default 1,2,3); the figures table is printed for each seed.
+soak: $(STAMP)
+	$(BIN)/python -m pytest -m soak -s tests/chaos/test_soak.py $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

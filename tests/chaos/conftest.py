@@ -6,6 +6,7 @@ sentinel_factory  factory(replicas=1, failover_timeout_ms=10_000, down_after_ms=
              started SentinelSetup (a master, its replicas, three sentinels:
              tests/support/sentinel.py); all are removed at teardown; the test is skipped
              where redis-server has no sentinel mode.
+Tests marked `soak` (the long soak: `make soak`) run only when `-m` names that marker.
 """
 
 from __future__ import annotations
@@ -17,6 +18,16 @@ import pytest
 from jobstore import Settings
 from tests.support.processes import WebServer
 from tests.support.sentinel import SentinelSetup, SentinelUnsupported
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip the long soak unless `-m` selects it (`make test` runs the short one only)."""
+    if "soak" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="the long soak runs with -m soak (make soak)")
+    for item in items:
+        if item.get_closest_marker("soak"):
+            item.add_marker(skip)
 
 
 @pytest.fixture()

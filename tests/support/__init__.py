@@ -6,5 +6,7 @@ app on test settings and checks of problem responses and the form · chaos.py, l
 scenarios and load drivers shared by tests/chaos and bench/ · compose.py: docker-compose.yml
 read as data · errors.py: an input that raises each engine error code · memory.py: a Redis
 filled to its memory limit · typed.py: puzzles typed in other scripts, with their counts ·
-shares.py: issue 32's reservation attack, its clients on loopback addresses of their own.
+shares.py: issue 32's reservation attack, its clients on loopback addresses of their own ·
+soak.py: the combined-fault soak (workload, fault schedule, history and its checker) ·
+explain_stream.py: an explanation timed quiet and under a stream of small jobs.
 """

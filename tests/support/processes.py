@@ -261,9 +261,11 @@ class WebServer(Spawned):
         threads: int = 8,
         env: dict[str, str] | None = None,
         command: Callable[[int], list[str]] | None = None,
+        port: int | None = None,
     ) -> None:
-        """`command(port)`, when given, is the whole server command (e.g. scripts.run.web_argv)."""
-        self.port = free_port()
+        """`command(port)`, when given, is the whole server command (e.g. scripts.run.web_argv);
+        `port` one to bind again (a restart), else a free one."""
+        self.port = port or free_port()
         # --no-control-socket: gunicorn's control socket has one fixed path under $HOME.
         args = [
             sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{self.port}",
