@@ -8,5 +8,7 @@ read as data · errors.py: an input that raises each engine error code · memory
 filled to its memory limit · typed.py: puzzles typed in other scripts, with their counts ·
 shares.py: issue 32's reservation attack, its clients on loopback addresses of their own ·
 soak.py: the combined-fault soak (workload, fault schedule, history and its checker) ·
-explain_stream.py: an explanation timed quiet and under a stream of small jobs.
+explain_stream.py: an explanation timed quiet and under a stream of small jobs · loopback.py:
+clients on loopback addresses of their own · hangups.py, estimating.py: issue 32's hung-up
+long polls and estimate storm.
 """
