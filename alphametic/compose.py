@@ -32,7 +32,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, islice
-from math import comb
+from math import comb, perm
 from time import monotonic
 
 from .language.errors import ErrorCode, PuzzleError
@@ -40,13 +40,17 @@ from .language.folding import fold, fold_case
 from .language.options import LeadingZeros
 from .language.puzzle import Puzzle, parse
 from .linear.columns import counter
-from .search import solve
+from .search import Search, as_dict
 
 # The letter sets of a bucket that a set of addends leaves: each the positions of its words.
 Sets = Iterable[list[int]]
 # Candidates with a longer word go to the search engine: the column count recurses a few
 # levels per column, and Python's recursion limit (1,000) must hold for its pure-Python twin.
 LONGEST = 200
+# Candidates with more ways to give their letters distinct digits than this go to the search
+# engine, which asks the stop hook as it goes: the column count has no hook, and a base-36
+# candidate of many letters can keep it counting for minutes (TQKSA + CZVX = ODIKML).
+HEAVY = 3_628_800  # 10!: base 10's whole space, which the columns count in milliseconds
 
 #: The counts a composition may ask for: addends per sum, and solutions of each result.
 ADDENDS = (1, 10)
@@ -465,12 +469,18 @@ def compose(
             tally.searched += 1
             # The columns count in microseconds; only a result builds its puzzle.
             digits: dict[str, int] | None = {} if solutions == 1 else None
-            if not short or len(folded[result]) > LONGEST:
-                digits = None  # the search engine decides alone
+            if not short or len(folded[result]) > LONGEST or _heavy(sums, folded[result], base):
+                digits = None  # the search engine decides alone, asking the hook
             elif count(base, sums, folded[result], shortest, solutions + 1, digits) != solutions:
                 continue
             puzzle = parse(_text(listed, terms, result), base=base, leading_zeros=policy)
-            found = _solutions(puzzle, digits, solutions)
+            if digits is not None:
+                found: tuple[dict[str, int], ...] = ({x: digits[x] for x in puzzle.letters},)
+            else:
+                searched = _searched_for(puzzle, solutions, ask)
+                if searched is None:
+                    return  # stopped inside the search: this set is done again on resume
+                found = searched
             if len(found) == solutions:
                 tally.results += 1
                 yield Composed(puzzle, found, group)
@@ -496,14 +506,20 @@ def _asking(stop: Callable[[], bool] | None) -> tuple[Callable[[], bool], Callab
     return ask, due
 
 
-def _solutions(
-    puzzle: Puzzle, digits: dict[str, int] | None, wanted: int
-) -> tuple[dict[str, int], ...]:
-    """A result's solutions: the columns' one (letters in the puzzle's order), or up to one
-    more than wanted from the search engine (its order, as solve() hands them)."""
-    if digits is not None:
-        return ({x: digits[x] for x in puzzle.letters},)
-    return tuple(islice(solve(puzzle), wanted + 1))
+def _heavy(sums: tuple[str, ...], result: str, base: int) -> bool:
+    """Whether a candidate's letters have more ways to take distinct digits than HEAVY."""
+    letters = set(result).union(*sums)
+    return len(letters) <= base and perm(base, len(letters)) > HEAVY
+
+
+def _searched_for(
+    puzzle: Puzzle, wanted: int, ask: Callable[[], bool]
+) -> tuple[dict[str, int], ...] | None:
+    """Up to one more than wanted of a result's solutions from the search engine (its order, as
+    solve() hands them), asking the stop hook as it goes (None: the hook said stop)."""
+    search = Search(puzzle, check=lambda _: ask(), check_interval=ASK_INTERVAL)
+    found = tuple(as_dict(puzzle, s) for s in islice(search.solutions(), wanted + 1))
+    return None if search.stopped else found
 
 
 def by_difficulty(score: int | None, text: str, hardest: bool = False) -> tuple[int, int, str]:

@@ -105,3 +105,31 @@ def test_searches_ask_their_hook_on_a_clock(text: str, mode: str) -> None:
     search = Search(parse(text, base=36), check=clock)
     ENTRIES[mode](search)
     assert clock.widest() <= GAP
+
+
+def test_a_candidate_with_a_long_count_asks_the_hook_as_it_is_searched() -> None:
+    """A base-36 candidate whose column count takes minutes (its letters have ~10^15 ways to
+    take distinct digits) is searched by the engine, which asks the hook as it goes: the run
+    ends within GAP of its RUN whatever the candidate costs."""
+    clock = Clock()
+    words = ["TQKSA", "CZVX", "ODIKML"]
+    started = time.perf_counter()
+    list(compose(words, base=36, stop=clock))
+    assert time.perf_counter() - started < RUN + 5 * GAP
+    assert clock.widest() <= GAP
+
+
+def test_heavy_candidates_are_decided_as_the_columns_decide_them() -> None:
+    """Sending many-lettered candidates to the search engine changes no result: a list composed
+    with every candidate heavy gives the sums and solutions the columns give."""
+    import alphametic.compose as composer
+
+    words = "send more money to go out one two ten net sun fun run".split()
+    columns = [(c.puzzle.text, c.solutions) for c in compose(words, addends=2)]
+    heavy, composer.HEAVY = composer.HEAVY, 0
+    try:
+        searched = [(c.puzzle.text, c.solutions) for c in compose(words, addends=2)]
+    finally:
+        composer.HEAVY = heavy
+    assert searched == columns
+    assert columns  # the list does compose
