@@ -28,6 +28,7 @@ from .connection import (
     connect,
     guarded,
     replicas_of,
+    timed_out,
     written_nothing,
 )
 from .handle import Handle
@@ -270,13 +271,16 @@ class JobStore:
 
         Raises RateLimited when it takes the client over one of its rates. Best-effort: with
         Redis away the request goes uncounted, so the client still learns what is wrong with
-        it (a 4xx) rather than getting a 503.
+        it (a 4xx) rather than getting a 503. A count that times out trips the breaker, so the
+        request's own call answers 503 at once instead of waiting out a second timeout.
         """
-        if client is None or not rates:
+        if client is None or not rates or self.breaker.is_open:
             return
         try:
             wait = int(self.scripts.call(transitions.Count(self.keys, client, rates)))
-        except UNREACHABLE:
+        except UNREACHABLE as error:
+            if timed_out(error):
+                self.breaker.trip()
             return
         if wait > 0:
             raise RateLimited(rates, wait)

@@ -218,7 +218,7 @@ def test_a_frozen_redis_gets_503s_within_the_timeout(
     assert pid is not None
     os.kill(pid, signal.SIGSTOP)
     try:
-        slowest = 0.0
+        slowest, slow_path = 0.0, ("", "")
         for _ in range(3):
             for method, path, body in (
                 ("POST", "/api/jobs", {"puzzle": "SEND + MORE = MONEY"}),
@@ -227,14 +227,15 @@ def test_a_frozen_redis_gets_503s_within_the_timeout(
             ):
                 started = time.monotonic()
                 answer = session.request(method, web.url + path, json=body, timeout=30)
-                slowest = max(slowest, time.monotonic() - started)
+                if time.monotonic() - started > slowest:
+                    slowest, slow_path = time.monotonic() - started, (method, path)
                 assert answer.status_code == 503, (path, answer.status_code, answer.text)
                 if path.startswith("/api/"):  # /readyz answers its own JSON status body
                     assert answer.headers["Content-Type"].startswith("application/problem+json")
             started = time.monotonic()
             assert session.get(f"{web.url}/healthz", timeout=10).status_code == 200
             assert time.monotonic() - started < 0.5
-        assert slowest < settings.redis_timeout + 1.0, slowest
+        assert slowest < settings.redis_timeout + 1.0, (slowest, slow_path)
     finally:
         os.kill(pid, signal.SIGCONT)
     assert session.get(f"{web.url}/readyz", timeout=10).status_code in (200, 503)
