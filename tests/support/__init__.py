@@ -10,5 +10,5 @@ shares.py: issue 32's reservation attack, its clients on loopback addresses of t
 soak.py: the combined-fault soak (workload, fault schedule, history and its checker) ·
 explain_stream.py: an explanation timed quiet and under a stream of small jobs · loopback.py:
 clients on loopback addresses of their own · hangups.py, estimating.py: issue 32's hung-up
-long polls and estimate storm.
+long polls and estimate storm · victims.py: the small solves those attacks time.
 """

@@ -15,9 +15,9 @@ import random
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 from tests.support.loopback import session
+from tests.support.victims import small_solves
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 PROBE = "127.0.0.30"  # asks /healthz
@@ -109,18 +109,4 @@ def _healthz(url: str, figures: Figures, stop: threading.Event) -> None:
 
 def _solves(url: str, figures: Figures, stop: threading.Event) -> None:
     """SOLVER's small solves (a base of their own each), timed to their answer."""
-    with session(SOLVER) as http:
-        for base in range(10, 37):
-            if stop.is_set():
-                return
-            body: dict[str, Any] = {"puzzle": "TO + GO = OUT", "options": {"base": base}}
-            started = time.perf_counter()
-            try:
-                answer = http.post(f"{url}/api/jobs?wait=30", json=body, timeout=TIMEOUT)
-                state = str(answer.json().get("state", answer.status_code))
-            except (OSError, ValueError) as error:
-                figures.errors.append(f"solve: {error!r}")
-                continue
-            with figures.lock:
-                figures.solves.append((time.perf_counter() - started, state))
-            stop.wait(1.2)
+    small_solves(SOLVER, url, figures, lambda: not stop.is_set(), lambda: stop.wait(1.2))

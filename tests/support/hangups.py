@@ -15,9 +15,9 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 from tests.support.loopback import connect, send_get, session
+from tests.support.victims import small_solves
 
 ATTACKER = "127.0.0.2"
 OWNER = "127.0.0.3"  # submits the job everyone waits on
@@ -122,18 +122,4 @@ def _waits(url: str, job_id: str, source: str, wait: float, ends: float, figures
 
 def _solves(url: str, ends: float, figures: Figures) -> None:
     """SOLVER's small solves (a base of their own each), one a second, until `ends`."""
-    with session(SOLVER) as http:
-        for base in range(10, 37):
-            if time.monotonic() >= ends:
-                return
-            body: dict[str, Any] = {"puzzle": "TO + GO = OUT", "options": {"base": base}}
-            started = time.perf_counter()
-            try:
-                answer = http.post(f"{url}/api/jobs?wait=30", json=body, timeout=TIMEOUT)
-                state = str(answer.json().get("state", answer.status_code))
-            except (OSError, ValueError) as error:
-                figures.errors.append(f"solve: {error!r}")
-                continue
-            with figures.lock:
-                figures.solves.append((time.perf_counter() - started, state))
-            time.sleep(1.0)
+    small_solves(SOLVER, url, figures, lambda: time.monotonic() < ends, lambda: time.sleep(1.0))

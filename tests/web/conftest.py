@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,20 @@ def client(app: Flask) -> FlaskClient:
 def job_store(web_settings: Any) -> JobStore:
     """A JobStore to inspect and clean up what the tests created."""
     return JobStore(web_settings)
+
+
+@pytest.fixture()
+def idle_app(fresh_settings: Callable[..., Settings]) -> Iterator[Callable[..., Flask]]:
+    """Factory(**config): an app on settings no worker serves (its jobs stay queued)."""
+    apps: list[Flask] = []
+
+    def make(**config: Any) -> Flask:
+        apps.append(make_app(fresh_settings(), **config))
+        return apps[-1]
+
+    yield make
+    for app in apps:
+        app.extensions["alphametic.store"].close()
 
 
 @pytest.fixture(scope="session")

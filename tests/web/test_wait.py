@@ -5,33 +5,18 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from flask import Flask
 
-from jobstore import Settings
-from tests.support.web import assert_problem, make_app
+from tests.support.web import assert_problem
 
 SLOW = 60.0
 
 
 pytestmark = pytest.mark.usefixtures("no_recheck")
-
-
-@pytest.fixture()
-def idle_app(fresh_settings: Callable[..., Settings]) -> Iterator[Callable[..., Flask]]:
-    """Factory(**config): an app on settings no worker serves (its jobs stay queued)."""
-    apps: list[Flask] = []
-
-    def make(**config: Any) -> Flask:
-        apps.append(make_app(fresh_settings(), **config))
-        return apps[-1]
-
-    yield make
-    for app in apps:
-        app.extensions["alphametic.store"].close()
 
 
 def test_post_with_wait_answers_with_the_finished_job(app: Flask, web_workers: Any) -> None:

@@ -6,32 +6,16 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable
 
 import pytest
 from flask import Flask
 
-from jobstore import Settings
-from tests.support.web import as_client, assert_problem, make_app
+from tests.support.web import as_client, assert_problem
 from web.clients import client_of
 from web.waiting import WaitSlots
 
 SLOW = 30.0  # seconds: far more than an answer at once takes, far less than the wait asked
-
-
-@pytest.fixture()
-def idle_app(fresh_settings: Callable[..., Settings]) -> Iterator[Callable[..., Flask]]:
-    """Factory(**config): an app on settings no worker serves (its jobs stay queued)."""
-    apps: list[Flask] = []
-
-    def make(**config: Any) -> Flask:
-        apps.append(make_app(fresh_settings(), **config))
-        return apps[-1]
-
-    yield make
-    for app in apps:
-        app.extensions["alphametic.store"].close()
 
 
 def timed_wait(app: Flask, address: str, wait: float) -> float:
