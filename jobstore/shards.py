@@ -235,12 +235,21 @@ def finish(handle: Handle, parent: str) -> str:
 
 
 def split(
-    handle: Handle, attempt: Attempt, job_id: str, parts: Sequence[tuple[tuple[int, ...], float]]
+    handle: Handle,
+    attempt: Attempt,
+    job_id: str,
+    parts: Sequence[tuple[tuple[int, ...], float]],
+    in_order: bool = False,
 ) -> Sharded:
     """Write a claimed parent's shards (prefix, share), in search order: split | exists |
-    stale | canceled (split.lua). Send the first of them with dispatch()."""
+    stale | canceled (split.lua). Send the first of them with dispatch(): the biggest first
+    (a search's shards differ a lot in size; the biggest last would end the job late), or
+    with `in_order` in the order given (a compose list's, whose shards are all about one size:
+    its first results, the commonest words', are listed first and a cancel keeps them)."""
     ids = [shard_id(job_id, i) for i in range(len(parts))]
-    order = sorted(range(len(ids)), key=lambda i: -parts[i][1])  # biggest first (stable)
+    order = list(range(len(ids)))
+    if not in_order:
+        order.sort(key=lambda i: -parts[i][1])  # biggest first (stable)
     shards = [(sid, digits, share) for sid, (digits, share) in zip(ids, parts, strict=True)]
     split = transitions.Split(
         handle.keys, job_id, attempt.guard, time.time(), handle.settings.ttl,

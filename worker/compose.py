@@ -286,9 +286,9 @@ def plan(settings: Settings, words: list[str], addends: int) -> list[tuple[tuple
 
 
 def split(handle: Handle, attempt: Attempt, job: Job) -> bool:
-    """Shard the claimed compose job and send its first shards; False = run it whole."""
+    """Shard the claimed compose job and send its shards in list order; False = run it whole."""
     parts = plan(handle.settings, job.puzzle.split(), int(job.options["addends"]))
-    return send_shards(handle, attempt, job, parts)
+    return send_shards(handle, attempt, job, parts, in_order=True)
 
 
 def run_shard(handle: Handle, attempt: Attempt, shard: Job, record: dict[str, str]) -> Outcome:

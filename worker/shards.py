@@ -88,13 +88,18 @@ def split(handle: Handle, attempt: Attempt, job: Job) -> bool:
 
 
 def send_shards(
-    handle: Handle, attempt: Attempt, job: Job, parts: Sequence[tuple[tuple[int, ...], float]]
+    handle: Handle,
+    attempt: Attempt,
+    job: Job,
+    parts: Sequence[tuple[tuple[int, ...], float]],
+    in_order: bool = False,
 ) -> bool:
-    """Split the claimed parent job into these parts and send its first shards; False (no
-    parts, or a cancel came first) = run it whole instead."""
+    """Split the claimed parent job into these parts and send its first shards (the biggest
+    first, or in the order given: jobstore/shards.split); False (no parts, or a cancel came
+    first) = run it whole instead."""
     if not parts:
         return False
-    status = shards.split(handle, attempt, job.id, parts)
+    status = shards.split(handle, attempt, job.id, parts, in_order)
     if status is Sharded.CANCELED:
         return False  # the whole run sees the cancel flag at once and ends canceled
     if status is Sharded.STALE:

@@ -62,6 +62,32 @@ def test_a_sharded_compose_job_lists_what_one_whole_run_lists(
     assert done.solutions_found == len(stored) and not done.truncated
 
 
+def test_a_sharded_compose_job_lists_its_first_results_before_its_first_shard_ends(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    """Shards go out in list order (the commonest words' first), not biggest first: the page
+    lists the whole run's first results while the first shard still runs, not once the shards
+    sent before it have ended (their two sizes sorted 1, 3, 4, 6, 7, 0, 2, 5 here)."""
+    settings = sharded(fresh_settings)
+    shares = [share for _, share in plan(settings, list(long_words()), 2)]
+    assert len(set(shares)) > 1  # biggest first would not be list order
+    store = store_factory(settings)
+    worker_factory(settings, "enumerate", wait=False).wait_ready()
+    job = store.queue(store.admit_compose(list(long_words()), {}))
+    client = redis.Redis.from_url(settings.redis_url, decode_responses=True)
+    wait_until(lambda: client.hget(Keys(settings.key_prefix).job(job.id), "order"), 60, "split")
+    order = client.hget(Keys(settings.key_prefix).job(job.id), "order")
+    assert order == ",".join(shard_id(job.id, i) for i in range(len(shares)))
+    wait_until(lambda: store.composed(job.id, 0, 1)[1] > 0, 120, "results listed", 0.02)
+    ended = [r for r in shard_records(settings, job.id) if r.get("state") == "succeeded"]
+    listed, _ = store.composed(job.id, 0, 100_000)
+    assert len(ended) <= 1, ended  # listed as the first shard finds them
+    whole = list(composed_list(long_words()))
+    assert [item["puzzle"] for item in listed] == whole[: len(listed)]
+    assert wait_job(store, job.id, timeout=180).state is State.SUCCEEDED
+    assert every_result(store, job.id) == whole
+
+
 def test_a_worker_killed_under_a_sharded_compose_job_loses_nothing(
     fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
 ) -> None:
