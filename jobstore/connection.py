@@ -18,7 +18,10 @@ before its next call (a stalled master may be deposed by then); the Celery broke
 master through kombu's sentinel transport (worker/celery_app.py). A master stalled
 past down-after resumes still a master though the sentinels promoted another: the pool also
 leaves it at the next reading of the replicas (`follow_sentinels`), and alone it is below the
-floor of 1 (the default with Sentinel), so it takes no write to lose at its demotion.
+floor of 1 (the default with Sentinel), so it takes no write to lose at its demotion. Before
+it is alone, a replica the sentinels have not moved yet still confirms its writes: a reading
+taken while a sentinel reports the failover under way counts no replica, so those writes are
+refused too (`failover_underway`).
 
 A Redis at its maxmemory (noeviction) refuses writes with an OOM error: to callers that is a
 Redis that cannot take this write right now (it is in UNREACHABLE, so a worker's write backs
@@ -417,16 +420,25 @@ class Replicas:
     def __init__(self, floor: int) -> None:
         self.floor = floor
         self.connected: int | None = None
+        self.underway = False  # a sentinel said the master is being failed over
         self.read_at = 0.0
         self._lock = threading.Lock()
 
     def now(self, client: redis.Redis) -> int:
-        """The replicas connected now (a reading up to REPLICAS_FRESH old)."""
+        """The replicas connected now (a reading up to REPLICAS_FRESH old); none while a
+        sentinel says a failover of this master is under way (see failover_underway)."""
         with self._lock:
             if self.connected is not None and time.monotonic() - self.read_at < REPLICAS_FRESH:
                 return self.connected
         follow_sentinels(client)
         connected = int(client.info("replication").get("connected_slaves", 0))
+        underway = bool(connected) and failover_underway(client)
+        if underway:
+            connected = 0  # below any floor of 1: writes refused until the sentinels settle
+        if underway != self.underway:
+            level, said = (logging.WARNING, "under way") if underway else (logging.INFO, "over")
+            log.log(level, "redis: a failover of the master is %s", said)
+            self.underway = underway
         with self._lock:
             if connected != self.connected:
                 self.log_change(connected)
@@ -458,6 +470,28 @@ def follow_sentinels(client: redis.Redis) -> None:
     pool = client.connection_pool
     if isinstance(pool, SentinelConnectionPool):
         pool.get_master_address()
+
+
+def failover_underway(client: redis.Redis) -> bool:
+    """Whether a sentinel that answers says the master is objectively down or being failed
+    over. A master stalled just past down-after resumes while the sentinels' leader is still
+    moving its replicas to the one it promoted: a replica not yet moved confirms the master's
+    writes, then resyncs from the new master and drops them (soak seed 1: five accepted jobs
+    lost this way). The leader's `failover_in_progress` covers that whole window; the master
+    the sentinels name changes only at its end (follow_sentinels then moves the pool)."""
+    pool = client.connection_pool
+    if not isinstance(pool, SentinelConnectionPool):
+        return False
+    for sentinel in pool.sentinel_manager.sentinels:
+        try:
+            state = sentinel.sentinel_master(pool.service_name)
+        except redis.exceptions.RedisError:
+            continue  # an unreachable sentinel is not a failover
+        flags = state.get("flags", "")
+        names = flags.split(",") if isinstance(flags, str) else flags
+        if "failover_in_progress" in names or "o_down" in names:
+            return True
+    return False
 
 
 _replicas: dict[int, Replicas] = {}

@@ -214,7 +214,16 @@ class SentinelSetup:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-PUZZLES = ("SEND + MORE = MONEY", "TO + GO = OUT", "ABC + DEF = GHI", "ONE + ONE = TWO")
+PUZZLES = (
+    "SEND + MORE = MONEY",
+    "TO + GO = OUT",
+    "ABC + DEF = GHI",
+    "ONE + ONE = TWO",
+    "TWO + TWO = FOUR",
+    "ODD + ODD = EVEN",
+    "NO + NO = YES",
+    "AB + CD = EFG",
+)
 POLICIES = ("multi-letter", "allow", "every-word")
 # Distinct solve jobs of a few milliseconds each (no two share a dedup key), and between them
 # enumerations of up to 1.5 s that are running when the master dies (the kill comes after 20).
