@@ -85,8 +85,9 @@ def test_results_export_as_csv_and_json_lines(
         text: found[0] for text, found in expected.items()
     }
     text = client.get(f"/api/jobs/{job['id']}/export?format=csv").get_data(as_text=True)
-    assert text.startswith("# compose; addends 2; base 6;")
-    table = list(csv.DictReader(io.StringIO(text.split("\r\n", 1)[1])))
+    table = list(csv.DictReader(io.StringIO(text)))  # the header first
+    commented = client.get(f"/api/jobs/{job['id']}/export?format=csv&comment=1").get_data(True)
+    assert commented.startswith("# compose; addends 2; base 6;") and commented.endswith(text)
     assert {row["puzzle"] for row in table} == set(expected)
     assert all(row["difficulty_label"] for row in table)
     # Exported by difficulty: the rows of the results' order, CSV and JSON Lines alike.
@@ -94,9 +95,7 @@ def test_results_export_as_csv_and_json_lines(
     hardest = [item["puzzle"] for item in listed["items"]]
     assert hardest != [row["puzzle"] for row in rows]  # the order tells
     text = client.get(f"/api/jobs/{job['id']}/export?format=csv&order=hardest").get_data(True)
-    assert [row["puzzle"] for row in csv.DictReader(io.StringIO(text.split("\r\n", 1)[1]))] == (
-        hardest
-    )
+    assert [row["puzzle"] for row in csv.DictReader(io.StringIO(text))] == hardest
     lines = client.get(f"/api/jobs/{job['id']}/export?format=jsonl&order=hardest").get_data(True)
     assert [json.loads(line)["puzzle"] for line in lines.splitlines()] == hardest
     bad = assert_problem(client.get(f"/api/jobs/{job['id']}/export?order=best"), 422)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import tracemalloc
 import uuid
@@ -39,8 +41,7 @@ def test_csv_is_exact(client: FlaskClient, job_store: JobStore, web_workers: Any
     assert "attachment" in response.headers["Content-Disposition"]
     lines = response.get_data(as_text=True).split("\r\n")
     assert lines[-1] == ""  # every row ends with CRLF
-    assert lines[0] == "# ABC + DEF = GHI; base 10; leading zeros multi-letter"
-    header, rows = lines[1].split(","), [line.split(",") for line in lines[2:-1]]
+    header, rows = lines[0].split(","), [line.split(",") for line in lines[1:-1]]
     assert sorted(header) == list("ABCDEFGHI") and len(rows) == 1088
     got = {tuple(sorted(zip(header, map(int, row), strict=True))) for row in rows}
     assert got == engine_solutions("ABC + DEF = GHI")
@@ -49,12 +50,14 @@ def test_csv_is_exact(client: FlaskClient, job_store: JobStore, web_workers: Any
 def test_csv_writes_digits_as_the_page_does_and_names_the_puzzle(
     client: FlaskClient, job_store: JobStore, web_workers: Any
 ) -> None:
-    """Base 12: a digit 11 is B in the CSV as on the page (JSON Lines keeps the number 11),
-    and the comment line carries the puzzle and its base."""
+    """Base 12: a digit 11 is B in the CSV as on the page (JSON Lines keeps the number 11);
+    `comment=1` puts a line naming the puzzle and its base before the header."""
     job_id = finished_enumeration(client, job_store, "SEND + MORE = MONEY", 12)
-    lines = client.get(f"/api/jobs/{job_id}/export?format=csv").get_data(as_text=True)
+    url = f"/api/jobs/{job_id}/export?format=csv"
+    lines = client.get(f"{url}&comment=1").get_data(as_text=True)
     comment, header, *rows = lines.split("\r\n")[:-1]
     assert comment == "# SEND + MORE = MONEY; base 12; leading zeros multi-letter"
+    assert client.get(url).get_data(as_text=True) == lines.split("\r\n", 1)[1]
     letters = header.split(",")
     shown = {tuple(sorted(zip(letters, row.split(","), strict=True))) for row in rows}
     expected = {
@@ -62,6 +65,19 @@ def test_csv_writes_digits_as_the_page_does_and_names_the_puzzle(
         for solution in engine_solutions("SEND + MORE = MONEY", 12)
     }
     assert shown == expected and any("B" in row.split(",") for row in rows)
+
+
+def test_csv_is_read_by_csv_readers_with_the_letters_as_header(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    """csv.DictReader (as pandas.read_csv and spreadsheets) takes the first line as the
+    header: the letters, not a comment; a bad `comment` value is a 422 naming the field."""
+    job_id = finished_enumeration(client, job_store, "ABC + DEF = GHI", 10)
+    text = client.get(f"/api/jobs/{job_id}/export?format=csv").get_data(as_text=True)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len(rows) == 1088 and sorted(rows[0]) == list("ABCDEFGHI")
+    bad = client.get(f"/api/jobs/{job_id}/export?format=csv&comment=yes")
+    assert bad.status_code == 422 and bad.get_json()["field"] == "comment"
 
 
 def test_jsonl_is_exact(client: FlaskClient, job_store: JobStore, web_workers: Any) -> None:
@@ -91,7 +107,7 @@ def test_export_memory_stays_flat(
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert rows == 115_020 + 2 and size > 2_300_000  # the comment line, the header
+    assert rows == 115_020 + 1 and size > 2_300_000  # and the header
     print(f"exported {size:,} characters, peak traced memory {peak:,} bytes")
     assert peak < 1_000_000
 

@@ -58,19 +58,29 @@ def _lines(
     yield "".join(buffer)
 
 
-def csv_lines(job: Job, job_store: JobStore) -> Iterator[str]:
-    """The CSV text: a comment line naming the puzzle and its options (readers skip it with
-    pandas' comment="#", R's comment.char), a header of the letters, then one row per
-    solution of its digits as the pages write them (0-9, then A-Z in bases above 10)."""
+def about(job: Job) -> str:
+    """A `#` comment line naming the puzzle (or a compose job's list) and its options."""
     options = job.options
-    about = (
+    if job.mode is Mode.COMPOSE:
+        return (
+            f"# compose; addends {options.get('addends')}; base {options.get('base')}; leading "
+            f"zeros {options.get('leading_zeros')}; solutions {options.get('solutions')}\r\n"
+        )
+    line = (
         f"# {job.puzzle}; base {options.get('base', 10)}; leading zeros "
         f"{options.get('leading_zeros', 'multi-letter')}"
     )
     fixed = options.get("fixed") or {}
     if fixed:
-        about += "; fixed " + ", ".join(f"{k}={v}" for k, v in sorted(fixed.items()))
-    header = about + "\r\n" + ",".join(job.letters) + "\r\n"
+        line += "; fixed " + ", ".join(f"{k}={v}" for k, v in sorted(fixed.items()))
+    return line + "\r\n"
+
+
+def csv_lines(job: Job, job_store: JobStore) -> Iterator[str]:
+    """The CSV text: a header of the letters first (what spreadsheets and CSV readers take as
+    the header), then one row per solution of its digits as the pages write them (0-9, then
+    A-Z in bases above 10)."""
+    header = ",".join(job.letters) + "\r\n"
     row = ",".join("{}" for _ in job.letters) + "\r\n"
     return _lines(job, job_store, header, row, SHOWN)
 
@@ -108,13 +118,8 @@ def _csv_row(values: list[Any]) -> str:
 
 
 def composed_csv(job: Job, job_store: JobStore, order: ResultOrder) -> Iterator[str]:
-    """A compose job's results as CSV: a comment line naming its options, a header, then one
-    row per result (its solution as letter=digit pairs when it has only one)."""
-    options = job.options
-    yield (
-        f"# compose; addends {options.get('addends')}; base {options.get('base')}; leading "
-        f"zeros {options.get('leading_zeros')}; solutions {options.get('solutions')}\r\n"
-    )
+    """A compose job's results as CSV: a header, then one row per result (its solution as
+    letter=digit pairs when it has only one)."""
     yield _csv_row(list(COMPOSED_COLUMNS))
     for item in composed_rows(job_store, job.id, order):
         solution = item.get("solution") or {}
@@ -132,15 +137,29 @@ def composed_jsonl(job: Job, job_store: JobStore, order: ResultOrder) -> Iterato
         yield json.dumps(item, ensure_ascii=False) + "\n"
 
 
+def _commented(line: str, lines: Iterator[str]) -> Iterator[str]:
+    """The comment line, then the lines."""
+    yield line
+    yield from lines
+
+
 def response(
-    job_store: JobStore, job: Job, kind: str, order: ResultOrder = ResultOrder.FOUND
+    job_store: JobStore,
+    job: Job,
+    kind: str,
+    order: ResultOrder = ResultOrder.FOUND,
+    comment: bool = False,
 ) -> Response:
     """The streamed download of a job's solutions in this format ("csv" or "jsonl"); a
-    compose job's results in the order asked."""
+    compose job's results in the order asked. `comment`: a CSV starts with a `#` line naming
+    the puzzle and its options (opt-in: spreadsheets and most CSV readers take a first line
+    as the header; pandas skips it with comment="#", R with comment.char)."""
     if job.mode is Mode.COMPOSE:
         made = composed_csv if kind == "csv" else composed_jsonl
         lines = made(job, job_store, order)
     else:
         lines = csv_lines(job, job_store) if kind == "csv" else jsonl_lines(job, job_store)
+    if comment and kind == "csv":
+        lines = _commented(about(job), lines)
     headers = {"Content-Disposition": f'attachment; filename="alphametic-{job.id}.{kind}"'}
     return Response(lines, mimetype=FORMATS[kind], headers=headers)

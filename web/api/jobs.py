@@ -335,12 +335,16 @@ def get_grid(job_id: str) -> Response:
 
 @bp.get("/jobs/<job_id>/export")
 def export_job(job_id: str) -> Response:
-    """Stream every stored solution as CSV (a header of letters) or JSON Lines."""
+    """Stream every stored solution as CSV (a header of letters first; `?comment=1`: a `#`
+    line naming the puzzle before it) or JSON Lines."""
     job = job_or_none(job_id) or _missing(job_id)
     kind = request.args.get("format", "csv")
     if kind not in export.FORMATS:
         raise _invalid(f"'format' must be {' or '.join(export.FORMATS)} (got {kind}).", "format")
-    return export.response(store(), job, kind, _order_arg())
+    comment = request.args.get("comment", "0")
+    if comment not in ("0", "1"):
+        raise _invalid(f"'comment' must be 0 or 1 (got {comment}).", "comment")
+    return export.response(store(), job, kind, _order_arg(), comment == "1")
 
 
 @bp.get("/estimate")

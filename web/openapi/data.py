@@ -18,8 +18,9 @@ def data_paths(common: dict[str, Any]) -> dict[str, Any]:
                 "operationId": "exportSolutions",
                 "summary": "Download every stored solution, streamed (a download, not a page).",
                 "description": (
-                    "`csv`: a `#` comment line naming the puzzle, its base and options, a "
-                    "header row of the letters, then one row per stored solution of its digits "
+                    "`csv`: a header row of the letters first (with `comment=1`, a `#` comment "
+                    "line naming the puzzle, its base and options before it), then one row per "
+                    "stored solution of its digits "
                     "as the pages write them (0-9, then A-Z above base 10). `jsonl`: one "
                     "letter -> digit (a number) object per line. "
                     "While the job runs, the solutions stored when the download began. "
@@ -34,6 +35,12 @@ def data_paths(common: dict[str, Any]) -> dict[str, Any]:
                         "schema": {"type": "string", "enum": ["csv", "jsonl"], "default": "csv"},
                     },
                     {"name": "order", "in": "query", "schema": ref("ResultOrder")},
+                    {
+                        "name": "comment",
+                        "in": "query",
+                        "description": "1: a CSV starts with a `#` line naming the puzzle.",
+                        "schema": {"type": "string", "enum": ["0", "1"], "default": "0"},
+                    },
                 ],
                 "responses": {
                     "200": {
