@@ -6,14 +6,14 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 
 import alphametic
 from alphametic import PuzzleError
 from alphametic.explain.languages import TABLES
 from alphametic.explain.text import ENGLISH, render
 from alphametic.wordlists import LISTS, word_list
-from jobstore import Job, OptionsError, RateLimited, ResultOrder, TooManyJobs
+from jobstore import Job, Mode, OptionsError, RateLimited, ResultOrder, TooManyJobs
 from jobstore.compose import DEFAULTS
 from web.bodies import whole_number
 from web.clients import charged, queue, uncharged
@@ -21,7 +21,7 @@ from web.i18n import locale_tag
 from web.pages import forms, jobtext
 from web.paging import pager
 from web.security import check_csrf
-from web.store import store
+from web.store import job_or_none, store
 
 bp = Blueprint("compose", __name__)
 bp.before_request(check_csrf)
@@ -79,6 +79,12 @@ def _show_form(values: dict[str, str], errors: dict[str, str], status: int = 422
 def compose_form() -> Any:
     """Show the compose form, prefilled from the query string if given: `list` (and `first`)
     fill the words in from a built-in list, its most frequent first."""
+    source = request.args.get("from")
+    if source is not None:  # "Edit and resubmit": a stored job's words, however many
+        job = job_or_none(source)
+        if job is None or job.mode is not Mode.COMPOSE:
+            abort(404, description="No compose job with this id (it may have expired).")
+        return _show_form(job_values(job), {})
     values = form_values(request.args)
     name = request.args.get("list", "")
     if name in LISTS:
@@ -185,13 +191,13 @@ def job_page(job: Job) -> str:
     )
 
 
+def job_values(job: Job) -> dict[str, str]:
+    """The compose form's fields as a stored compose job fills them in."""
+    values = {key: str(job.options.get(key, default)) for key, default in DEFAULT_FORM.items()}
+    return values | {"words": "\n".join(job.puzzle.split())}
+
+
 def again_link(job: Job) -> str:
-    """The compose form filled in with the job's words and options ("Edit and resubmit")."""
-    values = {**{k: str(v) for k, v in job.options.items()}, "words": "\n".join(job.puzzle.split())}
-    return url_for("compose.compose_form") + "?" + urlencode(values)
-
-
-@bp.app_template_global("compose_again")
-def _compose_again(job: Job) -> str:
-    """again_link for the templates."""
-    return again_link(job)
+    """The compose form filled in with the job's words and options ("Edit and resubmit"): by
+    the job's id, since hundreds of words do not fit in a request line (414)."""
+    return url_for("compose.compose_form") + "?" + urlencode({"from": job.id})

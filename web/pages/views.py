@@ -87,8 +87,18 @@ def _show_form(
 
 @bp.get("/")
 def index() -> Any:
-    """Show the puzzle form, prefilled from the query string if given."""
-    return _show_form(forms.form_values(request.args), {})
+    """Show the puzzle form, prefilled from the query string if given, or from a stored job
+    (`?from=<job id>`: "Edit and resubmit", which no puzzle's length can take past the
+    request line's cap). A job is read as its page reads it: whoever has its id."""
+    source = request.args.get("from")
+    if source is None:
+        return _show_form(forms.form_values(request.args), {})
+    job = job_or_none(source)
+    if job is None:
+        abort(404, description="No job with this id (it may have expired).")
+    if job.mode is Mode.COMPOSE:  # its words go to the compose form
+        return redirect(compose.again_link(job), code=303)
+    return _show_form(forms.job_values(job), {})
 
 
 @bp.get("/favicon.ico")
@@ -316,10 +326,17 @@ def delete_job(job_id: str) -> Response:
     return redirect(url_for("pages.job_page", job_id=canonical, released=released), code=303)
 
 
+def edit_link(job: Job) -> str:
+    """The form filled in with a job's puzzle and options ("Edit and resubmit"), by its id."""
+    if job.mode is Mode.COMPOSE:
+        return compose.again_link(job)
+    return url_for("pages.index") + "?" + urlencode({"from": job.id})
+
+
 @bp.app_context_processor
 def _language_links() -> dict[str, Any]:
     """Give every page (base.html's language switcher) language_url."""
-    return {"language_url": language_url}
+    return {"language_url": language_url, "edit_link": edit_link}
 
 
 def language_url(code: str) -> str:
