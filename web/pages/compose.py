@@ -34,6 +34,7 @@ DEFAULT_FORM = {
     "solutions": str(DEFAULTS["solutions"]),
     "base": str(DEFAULTS["base"]),
     "leading_zeros": str(DEFAULTS["leading_zeros"]),
+    "skip_bad_words": "",  # "1" when ticked
 }
 # The built-in lists as the form offers them, each named in its own language.
 LIST_NAMES = {"en": "English", "ja": "日本語", "th": "ไทย"}
@@ -107,6 +108,8 @@ def create_compose_job() -> Any:
         "base": _number(values["base"]),
         "leading_zeros": values["leading_zeros"],
     }
+    if values["skip_bad_words"]:
+        options["skip_bad_words"] = True
     try:
         submission = store().admit_compose(words_typed(values["words"]), options)
     except (OptionsError, PuzzleError) as exc:
@@ -194,7 +197,8 @@ def job_page(job: Job) -> str:
 def job_values(job: Job) -> dict[str, str]:
     """The compose form's fields as a stored compose job fills them in."""
     values = {key: str(job.options.get(key, default)) for key, default in DEFAULT_FORM.items()}
-    return values | {"words": "\n".join(job.puzzle.split())}
+    skip = "1" if job.options.get("skip_bad_words") else ""
+    return values | {"words": "\n".join(job.puzzle.split()), "skip_bad_words": skip}
 
 
 def again_link(job: Job) -> str:
