@@ -100,8 +100,17 @@ def compose_form() -> Any:
 @bp.post("/compose")
 @charged
 def create_compose_job() -> Any:
-    """Queue a compose job from the form and go to its page, or re-show the form's errors."""
+    """Queue a compose job from the form and go to its page, or re-show the form's errors.
+
+    `from` (a job page's "Run again", with `fresh=1`) takes the words and options of that
+    stored compose job instead of the form's: a new run, however many words it has."""
     values = form_values(request.form)
+    source = request.form.get("from")
+    if source is not None:
+        job = job_or_none(source)
+        if job is None or job.mode is not Mode.COMPOSE:
+            abort(404, description="No compose job with this id (it may have expired).")
+        values = job_values(job)
     options = {
         "addends": _number(values["addends"]),
         "solutions": _number(values["solutions"]),
@@ -116,7 +125,8 @@ def create_compose_job() -> Any:
         uncharged()  # what was typed is refused: no job, no rate spent
         return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
     try:
-        job = queue(submission)
+        # "Run again" asks for a new run, not the identical job that exists (fresh).
+        job = queue(submission, request.form.get("fresh") == "1")
     except TooManyJobs as exc:
         page, status = _show_form(values, {"queue": forms.queue_message(exc.cap)}, 429)
         return page, status, {"Retry-After": str(exc.retry_after)}
@@ -131,15 +141,15 @@ def rate_limited(exc: RateLimited) -> Any:
     return page, status, {"Retry-After": str(exc.retry_after)}
 
 
-def solve_link(job: Job, text: str) -> str:
-    """The puzzle form filled in with a result, to solve it as a job of its own."""
-    query = {
+def solve_fields(job: Job, text: str) -> dict[str, str]:
+    """What a result's "Solve it" button sends to the puzzle form's POST /jobs: the puzzle
+    with the job's base and leading-zero rule, to solve it as a job of its own."""
+    return {
         "puzzle": text,
         "mode": "solve",
-        "base": job.options.get("base", 10),
-        "leading_zeros": job.options.get("leading_zeros", "multi-letter"),
+        "base": str(job.options.get("base", 10)),
+        "leading_zeros": str(job.options.get("leading_zeros", "multi-letter")),
     }
-    return url_for("pages.index") + "?" + urlencode(query)
 
 
 def result_rows(job: Job, items: list[dict[str, Any]], offset: int) -> list[dict[str, Any]]:
@@ -158,12 +168,12 @@ def result_rows(job: Job, items: list[dict[str, Any]], offset: int) -> list[dict
         said = render("difficulty", rating, table, base) if rating else ""
         rows.append(
             {"number": number, "puzzle": item["puzzle"], "line": line, "difficulty": said,
-             "label": rating["label"] if rating else "", "solve": solve_link(job, item["puzzle"])}
+             "label": rating["label"] if rating else "", "solve": solve_fields(job, item["puzzle"])}
         )  # fmt: skip
     return rows
 
 
-def job_page(job: Job) -> str:
+def job_page(job: Job, can_delete: bool = False, released: bool = False) -> str:
     """A compose job's page: state, progress, counters and one page of its results."""
     asked = min(MAX_PAGE, max(1, request.args.get("page", 1, type=int) or 1))
     named = request.args.get("order", "")
@@ -191,6 +201,8 @@ def job_page(job: Job) -> str:
         orders=list(ResultOrder),
         page_no=page_no,
         last_page=last,
+        can_delete=can_delete,
+        released=released,
     )
 
 

@@ -232,8 +232,9 @@ def job_page(job_id: str) -> Any:
     job = job_or_none(job_id)
     if job is None:
         abort(404, description="No job with this id (it may have expired).")
-    if job.mode is Mode.COMPOSE:
-        return compose.job_page(job)  # its results, not solutions
+    released = request.args.get("released") == "1"
+    if job.mode is Mode.COMPOSE:  # its results, not solutions
+        return compose.job_page(job, _can_delete(job, job.to_dict()), released)
     total = page.total if page else 0
     page_no, last, offset = pager(total, asked, PAGE_SIZE)
     if page is not None and offset != page.offset:  # asked past the end: show the last page
@@ -265,14 +266,15 @@ def job_page(job_id: str) -> Any:
         grid=grid_rows(store().grid(job.id), job) if job.mode is not Mode.SOLVE else None,
         fixed=", ".join(f"{k}={v}" for k, v in (job.options.get("fixed") or {}).items()),
         can_delete=_can_delete(job, info),
-        released=request.args.get("released") == "1",
+        released=released,
     )
 
 
 def _can_delete(job: Job, info: dict[str, Any]) -> bool:
     """Whether the page offers this visitor to delete the job's stored solutions (a holder's
-    ended enumeration whose solutions are still there)."""
-    if job.mode is not Mode.ENUMERATE or not job.done or info.get("deleted"):
+    ended enumeration or compose job whose solutions or puzzles are still there)."""
+    storing = job.mode in (Mode.ENUMERATE, Mode.COMPOSE)
+    if not storing or not job.done or info.get("deleted"):
         return False
     return store().holds(job.id, client_id())
 
