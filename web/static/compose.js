@@ -23,12 +23,14 @@
     const state = page.getElementById("state");
     const shown = document.getElementById("state");
     if (state && shown) shown.replaceWith(state);
+    const ended = next.dataset.done === "true";
     const actions = page.querySelector(".actions");
     const mine = document.querySelector(".actions");
-    if (actions && mine) mine.replaceWith(actions); // no Cancel once ended, Delete then
+    // Once ended: no Cancel, and Delete for its holders (only then: a button keeps its focus).
+    if (ended && actions && mine) mine.replaceWith(actions);
     job.dataset.state = next.dataset.state;
     job.dataset.done = next.dataset.done;
-    return next.dataset.done === "true";
+    return ended;
   }
 
   async function look() {
