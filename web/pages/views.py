@@ -316,16 +316,28 @@ def delete_job(job_id: str) -> Response:
     try:
         outcome = store().delete(canonical, client_id()) if canonical else "gone"
     except NotHeld:
+        if _composes(canonical):
+            raise Refusal(
+                _("Other people submitted this job: only they can delete its puzzles.")
+            ) from None
         raise Refusal(
             _("Other people submitted this job: only they can delete its solutions.")
         ) from None
     if outcome == "gone":
         abort(404, description="No job with this id (it may have expired).")
     if outcome == "running":
+        if _composes(canonical):
+            raise Refusal(_("This job has not ended: cancel it first, then delete its puzzles."))
         raise Refusal(_("This job has not ended: cancel it first, then delete its solutions."))
     # One of several holders only lets go: the page says the solutions stay for the others.
     released = "1" if outcome == "withdrawn" else None
     return redirect(url_for("pages.job_page", job_id=canonical, released=released), code=303)
+
+
+def _composes(job_id: str | None) -> bool:
+    """Whether the job is a compose job (what it stores are puzzles, not solutions)."""
+    job = store().get(job_id) if job_id else None
+    return job is not None and job.mode is Mode.COMPOSE
 
 
 def edit_link(job: Job) -> str:
