@@ -28,15 +28,17 @@ check_reach refuses a list whose sets no run could walk in the seconds it has.
 
 from __future__ import annotations
 
+import unicodedata
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, islice
 from math import comb, perm
 from time import monotonic
+from typing import Any
 
 from .language.errors import ErrorCode, PuzzleError
-from .language.folding import fold, fold_case
+from .language.folding import codepoint, fold, fold_case, is_mark
 from .language.options import LeadingZeros
 from .language.puzzle import Puzzle, parse
 from .linear.columns import counter
@@ -92,6 +94,7 @@ __all__ = [
     "SOLUTIONS",
     "Composed",
     "Tally",
+    "bad_words",
     "by_difficulty",
     "candidates",
     "check_counts",
@@ -145,19 +148,59 @@ def words_of(lines: Iterable[str]) -> list[str]:
     return list(seen)
 
 
-def check_words(words: object, most: int | None = None) -> list[str]:
+def check_words(words: object, most: int | None = None, skip_bad: bool = False) -> list[str]:
     """The distinct words of a list given as data (folded as puzzles are): each one word of
     letters, at most LONGEST_WORD of them; at least FEWEST_WORDS, at most `most` distinct
-    words (PuzzleError naming the field "words" otherwise)."""
+    words (PuzzleError naming the field "words" otherwise). Every word that is not one word of
+    letters is named at once (bad_words: the characters at fault), or with `skip_bad` left out
+    (the words kept must still be enough)."""
     if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
         raise PuzzleError(ErrorCode.WORD_LIST_NOT_A_LIST, field="words")
+    bad = bad_words(words)
+    if bad and not skip_bad:
+        listed = ", ".join(_english_fault(fault) for fault in bad)
+        raise PuzzleError(
+            ErrorCode.NOT_A_WORD, field="words", word=bad[0]["word"], faults=bad,
+            count=len(bad), listed=listed,
+        )  # fmt: skip
+    dropped = {fault["word"] for fault in bad}
+    kept = [word for word in words if word not in dropped]
+    if any(len(word) > LONGEST_WORD for word in kept):
+        raise PuzzleError(ErrorCode.WORD_TOO_LONG, field="words", cap=LONGEST_WORD)
+    return check_word_count(words_of(kept), most)
+
+
+def bad_words(words: list[str]) -> list[dict[str, Any]]:
+    """Every distinct item of a list that is not one word of letters, in its order, each with
+    the characters at fault as typed (`chars`: each once, with its `codepoint`, Unicode `name`
+    and whether it is a combining `mark`, as the grammar names a refused character); an item
+    of several words or none has no `chars`."""
+    faults: dict[str, dict[str, Any]] = {}
     for word in words:
         # One word of letters on its own (words_of would split it at spaces, or drop it).
-        if len(word.split()) != 1 or len(words_of([word])) != 1:
-            raise PuzzleError(ErrorCode.NOT_A_WORD, field="words", word=word)
-        if len(word) > LONGEST_WORD:
-            raise PuzzleError(ErrorCode.WORD_TOO_LONG, field="words", cap=LONGEST_WORD)
-    return check_word_count(words_of(words), most)
+        if word in faults or (len(word.split()) == 1 and len(words_of([word])) == 1):
+            continue
+        chars: dict[str, dict[str, Any]] = {}
+        if len(word.split()) == 1:
+            folded, origin = fold(word.strip())
+            for i, char in enumerate(folded):
+                if not char.isalpha():
+                    typed = word.strip()[origin[i]] if origin else char
+                    typed = char if is_mark(char) else typed
+                    number = codepoint(typed)
+                    chars.setdefault(typed, {
+                        "char": typed, "codepoint": number, "mark": is_mark(typed),
+                        "name": unicodedata.name(typed, number),
+                    })  # fmt: skip
+        faults[word] = {"word": word, "chars": list(chars.values())}
+    return list(faults.values())
+
+
+def _english_fault(fault: dict[str, Any]) -> str:
+    """A bad word and what is wrong with it, in English: 'ที่' (U+0E35 THAI CHARACTER SARA II)."""
+    chars = fault["chars"]
+    said = ", ".join(f"{c['codepoint']} {c['name']}" for c in chars) or "not one word"
+    return f"{fault['word']!r} ({said})"
 
 
 def check_word_count(distinct: list[str], most: int | None = None) -> list[str]:

@@ -17,7 +17,13 @@ from typing import Any
 import redis
 
 import alphametic
-from alphametic.compose import by_difficulty, check_counts, check_reach, check_words
+from alphametic.compose import (
+    bad_words,
+    by_difficulty,
+    check_counts,
+    check_reach,
+    check_words,
+)
 
 from .admission import OptionsError, Submission
 from .keys import Keys
@@ -25,6 +31,9 @@ from .model import TERMINAL, Mode, ResultOrder, State
 from .shards import shard_id
 
 OPTION_NAMES = frozenset({"addends", "base", "leading_zeros", "solutions"})
+# Words that are not one word of letters are left out, not refused: the job's options then
+# name them (`skipped_words`, as typed, each once).
+SKIP_BAD_WORDS = "skip_bad_words"
 DEFAULTS: dict[str, Any] = {
     "addends": 2,
     "base": 10,
@@ -62,7 +71,7 @@ def check_compose_options(options: object) -> dict[str, Any]:
         options = {}
     if not isinstance(options, Mapping):
         raise OptionsError("'options' must be an object.")
-    unknown = sorted(str(k) for k in options if k not in OPTION_NAMES)
+    unknown = sorted(str(k) for k in options if k not in OPTION_NAMES | {SKIP_BAD_WORDS})
     if unknown:
         raise OptionsError(f"Unknown option(s): {', '.join(unknown)}.")
     addends, solutions = check_counts(
@@ -79,12 +88,26 @@ def check_compose_options(options: object) -> dict[str, Any]:
     return {"addends": addends, "base": base, "leading_zeros": policy.value, "solutions": solutions}
 
 
+def _skipping(options: object) -> dict[str, Any]:
+    """The skip_bad_words option as given ({} when false or absent: the job's options and
+    fingerprint stay those of a list without it)."""
+    skip = options.get(SKIP_BAD_WORDS, False) if isinstance(options, Mapping) else False
+    if not isinstance(skip, bool):
+        raise OptionsError(f"'options.{SKIP_BAD_WORDS}' must be true or false.",
+                           f"options.{SKIP_BAD_WORDS}")  # fmt: skip
+    return {SKIP_BAD_WORDS: True} if skip else {}
+
+
 def admit_compose(words: object, options: object, most: int, seconds: float) -> Submission:
     """Check a compose request's words (at most `most` distinct ones) and options, once: their
     JSON shapes here, their values by the engine (PuzzleError naming the field), and that its
     sets of addends can be walked within `seconds` of search (its budget)."""
-    checked = check_words(words, most)
-    word_list = WordList(tuple(checked), check_compose_options(options))
+    skip = isinstance(options, Mapping) and options.get(SKIP_BAD_WORDS) is True
+    checked = check_words(words, most, skip_bad=skip)
+    settings = check_compose_options(options) | _skipping(options)
+    if skip and isinstance(words, list):  # the words left out, as typed
+        settings["skipped_words"] = [fault["word"] for fault in bad_words(words)]
+    word_list = WordList(tuple(checked), settings)
     check_reach(len(checked), int(word_list.settings["addends"]), seconds)
     payload = json.dumps([Mode.COMPOSE.value, word_list.text, word_list.options()], sort_keys=True)
     fingerprint = hashlib.sha256(payload.encode()).hexdigest()

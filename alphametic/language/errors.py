@@ -116,7 +116,8 @@ ENGLISH: dict[ErrorCode, str] = {
     ErrorCode.LEADING_LETTER_FIXED_TO_ZERO: "{letter} cannot be fixed to 0: it starts a word "
     "and the leading-zero policy is {policy}",
     ErrorCode.WORD_LIST_NOT_A_LIST: "the word list must be a list of words (strings)",
-    ErrorCode.NOT_A_WORD: "{word!r} is not one word of letters",
+    ErrorCode.NOT_A_WORD: "words that are not one word of letters each ({count:,}; a vowel, "
+    "tone or accent mark is not a letter of its own): {listed}",
     ErrorCode.WORD_TOO_LONG: "a word of the list has more than {cap:,} letters",
     ErrorCode.TOO_FEW_WORDS: "the word list needs at least {low} distinct words",
     ErrorCode.TOO_MANY_WORDS: "the word list has more than {cap:,} distinct words",

@@ -9,7 +9,6 @@ import uuid
 from dataclasses import replace
 from html import unescape
 from typing import Any
-from urllib.parse import parse_qs, urlparse
 
 import pytest
 from flask.testing import FlaskClient
@@ -88,10 +87,12 @@ def test_the_job_page_lists_the_puzzles_found_with_links_to_solve_them(
     expected = brute(SMALL, 2, 6, "multi-letter", 1)
     shown = re.findall(r'<code class="puzzle">([^<]*)</code>', page)
     assert set(shown) == set(expected)
-    links = re.findall(r'<a class="solve" href="([^"]*)"', page)
-    asked = [parse_qs(urlparse(unescape(link)).query) for link in links]
-    assert {q["puzzle"][0] for q in asked} == set(expected)
-    assert all(q["mode"] == ["solve"] and q["base"] == ["6"] for q in asked)
+    # Each "Solve it" is a form that POSTs the puzzle to /jobs: a solve job of its own.
+    forms = re.findall(r'<form method="post" action="/jobs" class="solve-form">(.*?)</form>',
+                       page, re.S)  # fmt: skip
+    asked = [dict(re.findall(r'name="(\w+)" value="([^"]*)"', form)) for form in forms]
+    assert {unescape(q["puzzle"]) for q in asked} == set(expected)
+    assert all(q["mode"] == "solve" and q["base"] == "6" and q["csrf_token"] for q in asked)
     assert "難易度" in page  # each difficulty in the page's language
     assert 'http-equiv="refresh"' not in page  # it has ended: no more refreshing
 

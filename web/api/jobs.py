@@ -51,7 +51,8 @@ def _compose_problem(exc: PuzzleError) -> ApiProblem:
         return _puzzle_problem(exc)
     detail = puzzle_sayings.message(exc)
     slug = exc.code.value.replace("_", "-")
-    return ApiProblem(422, detail, slug=slug, field=exc.field, code=exc.code)
+    named = {"bad_words": exc.params["faults"]} if "faults" in exc.params else {}
+    return ApiProblem(422, detail, slug=slug, field=exc.field, code=exc.code, **named)
 
 
 def _puzzle_problem(exc: PuzzleError) -> ApiProblem:

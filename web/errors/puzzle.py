@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from alphametic import ErrorCode, PuzzleError
-from web.i18n import _, number
+from web.i18n import _, ngettext, number
 
 Say = Callable[[dict[str, Any]], str]
 
@@ -107,7 +107,16 @@ SAYINGS: dict[ErrorCode, Say] = {
         **v,
     ),
     ErrorCode.WORD_LIST_NOT_A_LIST: lambda v: _("The words must be given as a list."),
-    ErrorCode.NOT_A_WORD: lambda v: _("Each word must be made of letters only, not %(word)s.", **v),
+    ErrorCode.NOT_A_WORD: lambda v: ngettext(
+        "This word is not made of letters only: %(listed)s. Each letter stands for one digit, "
+        "so a vowel, tone or accent mark cannot be part of a word: write the word without "
+        "its marks, or choose to skip the words that are not letters only.",
+        "These %(count)s words are not made of letters only: %(listed)s. Each letter stands "
+        "for one digit, so a vowel, tone or accent mark cannot be part of a word: write the "
+        "words without their marks, or choose to skip the words that are not letters only.",
+        v["many"],
+        **v,
+    ),
     ErrorCode.WORD_TOO_LONG: lambda v: _("A word may have at most %(cap)s letters.", **v),
     ErrorCode.TOO_FEW_WORDS: lambda v: _("Give at least two different words."),
     ErrorCode.TOO_MANY_WORDS: lambda v: _("Give at most %(cap)s different words.", **v),
@@ -137,7 +146,24 @@ def _values(exc: PuzzleError) -> dict[str, Any]:
     for key in ("cap", "bits", "sets", "words"):
         if key in values:
             values[key] = number(values[key])
+    if "faults" in values:  # a list's bad words, each with the characters at fault
+        values["many"] = int(values["count"])
+        values["count"] = number(values["count"])
+        values["listed"] = _("; ").join(_fault(fault) for fault in values["faults"])
     return values
+
+
+def _fault(fault: dict[str, Any]) -> str:
+    """A bad word of a list and what is wrong with it, as the solve form names a character it
+    refuses: the mark ◌่ (U+0E48, THAI CHARACTER MAI EK)."""
+    said = [
+        _("the mark ◌%(char)s (%(codepoint)s, %(name)s)", **char)
+        if char["mark"]
+        else _("“%(char)s” (%(codepoint)s, %(name)s)", **char)
+        for char in fault["chars"]
+    ]
+    why = _(", ").join(said) if said else _("more than one word")
+    return _("%(word)s: %(why)s", word=fault["word"], why=why)
 
 
 def message(exc: PuzzleError) -> str:

@@ -88,6 +88,15 @@ def schemas(max_page: int) -> dict[str, Any]:
                     "offset in the text as sent (detail counts from 1, as people do).",
                 },
                 "cap": {"type": "integer", "minimum": 1},
+                "bad_words": {
+                    "type": "array",
+                    "description": "A compose list's words that are not one word of letters "
+                    "(code not_a_word), every one at once: each `word` as sent and the `chars` "
+                    "at fault (`char`, `codepoint`, Unicode `name`, whether a combining `mark`; "
+                    "none for an item of several words). `options.skip_bad_words` leaves them "
+                    "out instead.",
+                    "items": {"type": "object"},
+                },
                 "may_exist": {
                     "type": "boolean",
                     "description": "A 503 only: true when the request may have been carried "
@@ -126,6 +135,20 @@ def schemas(max_page: int) -> dict[str, Any]:
                     "maximum": COMPOSE_SOLUTIONS[1],
                     "description": "Compose only: the number of solutions a sum must have (1 when "
                     "not given).",
+                },
+                "skip_bad_words": {
+                    "type": "boolean",
+                    "description": "Compose only: leave out the words that are not one word of "
+                    "letters (a word with a vowel or tone mark such as ที่, a digit) instead of "
+                    "refusing the list (false when not given); the job's options then name them "
+                    "in `skipped_words`.",
+                },
+                "skipped_words": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "readOnly": True,
+                    "description": "Compose with skip_bad_words only: the words left out, as "
+                    "sent, each once.",
                 },
             },
         },

@@ -6,14 +6,14 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 
 import alphametic
 from alphametic import PuzzleError
 from alphametic.explain.languages import TABLES
 from alphametic.explain.text import ENGLISH, render
 from alphametic.wordlists import LISTS, word_list
-from jobstore import Job, OptionsError, RateLimited, ResultOrder, TooManyJobs
+from jobstore import Job, Mode, OptionsError, RateLimited, ResultOrder, TooManyJobs
 from jobstore.compose import DEFAULTS
 from web.bodies import whole_number
 from web.clients import charged, queue, uncharged
@@ -21,7 +21,7 @@ from web.i18n import locale_tag
 from web.pages import forms, jobtext
 from web.paging import pager
 from web.security import check_csrf
-from web.store import store
+from web.store import job_or_none, store
 
 bp = Blueprint("compose", __name__)
 bp.before_request(check_csrf)
@@ -34,6 +34,7 @@ DEFAULT_FORM = {
     "solutions": str(DEFAULTS["solutions"]),
     "base": str(DEFAULTS["base"]),
     "leading_zeros": str(DEFAULTS["leading_zeros"]),
+    "skip_bad_words": "",  # "1" when ticked
 }
 # The built-in lists as the form offers them, each named in its own language.
 LIST_NAMES = {"en": "English", "ja": "日本語", "th": "ไทย"}
@@ -79,6 +80,12 @@ def _show_form(values: dict[str, str], errors: dict[str, str], status: int = 422
 def compose_form() -> Any:
     """Show the compose form, prefilled from the query string if given: `list` (and `first`)
     fill the words in from a built-in list, its most frequent first."""
+    source = request.args.get("from")
+    if source is not None:  # "Edit and resubmit": a stored job's words, however many
+        job = job_or_none(source)
+        if job is None or job.mode is not Mode.COMPOSE:
+            abort(404, description="No compose job with this id (it may have expired).")
+        return _show_form(job_values(job), {})
     values = form_values(request.args)
     name = request.args.get("list", "")
     if name in LISTS:
@@ -93,21 +100,33 @@ def compose_form() -> Any:
 @bp.post("/compose")
 @charged
 def create_compose_job() -> Any:
-    """Queue a compose job from the form and go to its page, or re-show the form's errors."""
+    """Queue a compose job from the form and go to its page, or re-show the form's errors.
+
+    `from` (a job page's "Run again", with `fresh=1`) takes the words and options of that
+    stored compose job instead of the form's: a new run, however many words it has."""
     values = form_values(request.form)
+    source = request.form.get("from")
+    if source is not None:
+        job = job_or_none(source)
+        if job is None or job.mode is not Mode.COMPOSE:
+            abort(404, description="No compose job with this id (it may have expired).")
+        values = job_values(job)
     options = {
         "addends": _number(values["addends"]),
         "solutions": _number(values["solutions"]),
         "base": _number(values["base"]),
         "leading_zeros": values["leading_zeros"],
     }
+    if values["skip_bad_words"]:
+        options["skip_bad_words"] = True
     try:
         submission = store().admit_compose(words_typed(values["words"]), options)
     except (OptionsError, PuzzleError) as exc:
         uncharged()  # what was typed is refused: no job, no rate spent
         return _show_form(values, {forms.field_of(exc): forms.option_message(exc)})
     try:
-        job = queue(submission)
+        # "Run again" asks for a new run, not the identical job that exists (fresh).
+        job = queue(submission, request.form.get("fresh") == "1")
     except TooManyJobs as exc:
         page, status = _show_form(values, {"queue": forms.queue_message(exc.cap)}, 429)
         return page, status, {"Retry-After": str(exc.retry_after)}
@@ -122,15 +141,15 @@ def rate_limited(exc: RateLimited) -> Any:
     return page, status, {"Retry-After": str(exc.retry_after)}
 
 
-def solve_link(job: Job, text: str) -> str:
-    """The puzzle form filled in with a result, to solve it as a job of its own."""
-    query = {
+def solve_fields(job: Job, text: str) -> dict[str, str]:
+    """What a result's "Solve it" button sends to the puzzle form's POST /jobs: the puzzle
+    with the job's base and leading-zero rule, to solve it as a job of its own."""
+    return {
         "puzzle": text,
         "mode": "solve",
-        "base": job.options.get("base", 10),
-        "leading_zeros": job.options.get("leading_zeros", "multi-letter"),
+        "base": str(job.options.get("base", 10)),
+        "leading_zeros": str(job.options.get("leading_zeros", "multi-letter")),
     }
-    return url_for("pages.index") + "?" + urlencode(query)
 
 
 def result_rows(job: Job, items: list[dict[str, Any]], offset: int) -> list[dict[str, Any]]:
@@ -149,12 +168,12 @@ def result_rows(job: Job, items: list[dict[str, Any]], offset: int) -> list[dict
         said = render("difficulty", rating, table, base) if rating else ""
         rows.append(
             {"number": number, "puzzle": item["puzzle"], "line": line, "difficulty": said,
-             "label": rating["label"] if rating else "", "solve": solve_link(job, item["puzzle"])}
+             "label": rating["label"] if rating else "", "solve": solve_fields(job, item["puzzle"])}
         )  # fmt: skip
     return rows
 
 
-def job_page(job: Job) -> str:
+def job_page(job: Job, can_delete: bool = False, released: bool = False) -> str:
     """A compose job's page: state, progress, counters and one page of its results."""
     asked = min(MAX_PAGE, max(1, request.args.get("page", 1, type=int) or 1))
     named = request.args.get("order", "")
@@ -182,16 +201,19 @@ def job_page(job: Job) -> str:
         orders=list(ResultOrder),
         page_no=page_no,
         last_page=last,
+        can_delete=can_delete,
+        released=released,
     )
 
 
+def job_values(job: Job) -> dict[str, str]:
+    """The compose form's fields as a stored compose job fills them in."""
+    values = {key: str(job.options.get(key, default)) for key, default in DEFAULT_FORM.items()}
+    skip = "1" if job.options.get("skip_bad_words") else ""
+    return values | {"words": "\n".join(job.puzzle.split()), "skip_bad_words": skip}
+
+
 def again_link(job: Job) -> str:
-    """The compose form filled in with the job's words and options ("Edit and resubmit")."""
-    values = {**{k: str(v) for k, v in job.options.items()}, "words": "\n".join(job.puzzle.split())}
-    return url_for("compose.compose_form") + "?" + urlencode(values)
-
-
-@bp.app_template_global("compose_again")
-def _compose_again(job: Job) -> str:
-    """again_link for the templates."""
-    return again_link(job)
+    """The compose form filled in with the job's words and options ("Edit and resubmit"): by
+    the job's id, since hundreds of words do not fit in a request line (414)."""
+    return url_for("compose.compose_form") + "?" + urlencode({"from": job.id})

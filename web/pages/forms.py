@@ -8,7 +8,7 @@ from werkzeug.datastructures import MultiDict
 
 from alphametic import MAX_BASE, MIN_BASE, PuzzleError
 from alphametic.compose import ADDENDS, SOLUTIONS
-from jobstore import Mode, OptionsError
+from jobstore import Job, Mode, OptionsError
 from web.api.estimates import parse_fixed
 from web.bodies import whole_number
 from web.errors import puzzle
@@ -55,6 +55,18 @@ def policy_label(value: str) -> str:
 def form_values(source: MultiDict[str, str] | Any) -> dict[str, str]:
     """Read the form fields (or a query prefill) with defaults, as the user typed them."""
     return {key: str(source.get(key, default))[:20_000] for key, default in DEFAULT_FORM.items()}
+
+
+def job_values(job: Job) -> dict[str, str]:
+    """The form's fields as a stored job fills them in ("Edit and resubmit")."""
+    fixed = job.options.get("fixed") or {}
+    return {
+        "puzzle": job.puzzle,
+        "mode": job.mode.value,
+        "leading_zeros": str(job.options.get("leading_zeros", DEFAULT_FORM["leading_zeros"])),
+        "base": str(job.options.get("base", DEFAULT_FORM["base"])),
+        "fixed": ", ".join(f"{k}={v}" for k, v in fixed.items()),
+    }
 
 
 def form_options(values: dict[str, str]) -> dict[str, Any]:

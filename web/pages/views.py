@@ -87,8 +87,18 @@ def _show_form(
 
 @bp.get("/")
 def index() -> Any:
-    """Show the puzzle form, prefilled from the query string if given."""
-    return _show_form(forms.form_values(request.args), {})
+    """Show the puzzle form, prefilled from the query string if given, or from a stored job
+    (`?from=<job id>`: "Edit and resubmit", which no puzzle's length can take past the
+    request line's cap). A job is read as its page reads it: whoever has its id."""
+    source = request.args.get("from")
+    if source is None:
+        return _show_form(forms.form_values(request.args), {})
+    job = job_or_none(source)
+    if job is None:
+        abort(404, description="No job with this id (it may have expired).")
+    if job.mode is Mode.COMPOSE:  # its words go to the compose form
+        return redirect(compose.again_link(job), code=303)
+    return _show_form(forms.job_values(job), {})
 
 
 @bp.get("/favicon.ico")
@@ -222,8 +232,9 @@ def job_page(job_id: str) -> Any:
     job = job_or_none(job_id)
     if job is None:
         abort(404, description="No job with this id (it may have expired).")
-    if job.mode is Mode.COMPOSE:
-        return compose.job_page(job)  # its results, not solutions
+    released = request.args.get("released") == "1"
+    if job.mode is Mode.COMPOSE:  # its results, not solutions
+        return compose.job_page(job, _can_delete(job, job.to_dict()), released)
     total = page.total if page else 0
     page_no, last, offset = pager(total, asked, PAGE_SIZE)
     if page is not None and offset != page.offset:  # asked past the end: show the last page
@@ -255,14 +266,15 @@ def job_page(job_id: str) -> Any:
         grid=grid_rows(store().grid(job.id), job) if job.mode is not Mode.SOLVE else None,
         fixed=", ".join(f"{k}={v}" for k, v in (job.options.get("fixed") or {}).items()),
         can_delete=_can_delete(job, info),
-        released=request.args.get("released") == "1",
+        released=released,
     )
 
 
 def _can_delete(job: Job, info: dict[str, Any]) -> bool:
     """Whether the page offers this visitor to delete the job's stored solutions (a holder's
-    ended enumeration whose solutions are still there)."""
-    if job.mode is not Mode.ENUMERATE or not job.done or info.get("deleted"):
+    ended enumeration or compose job whose solutions or puzzles are still there)."""
+    storing = job.mode in (Mode.ENUMERATE, Mode.COMPOSE)
+    if not storing or not job.done or info.get("deleted"):
         return False
     return store().holds(job.id, client_id())
 
@@ -304,22 +316,41 @@ def delete_job(job_id: str) -> Response:
     try:
         outcome = store().delete(canonical, client_id()) if canonical else "gone"
     except NotHeld:
+        if _composes(canonical):
+            raise Refusal(
+                _("Other people submitted this job: only they can delete its puzzles.")
+            ) from None
         raise Refusal(
             _("Other people submitted this job: only they can delete its solutions.")
         ) from None
     if outcome == "gone":
         abort(404, description="No job with this id (it may have expired).")
     if outcome == "running":
+        if _composes(canonical):
+            raise Refusal(_("This job has not ended: cancel it first, then delete its puzzles."))
         raise Refusal(_("This job has not ended: cancel it first, then delete its solutions."))
     # One of several holders only lets go: the page says the solutions stay for the others.
     released = "1" if outcome == "withdrawn" else None
     return redirect(url_for("pages.job_page", job_id=canonical, released=released), code=303)
 
 
+def _composes(job_id: str | None) -> bool:
+    """Whether the job is a compose job (what it stores are puzzles, not solutions)."""
+    job = store().get(job_id) if job_id else None
+    return job is not None and job.mode is Mode.COMPOSE
+
+
+def edit_link(job: Job) -> str:
+    """The form filled in with a job's puzzle and options ("Edit and resubmit"), by its id."""
+    if job.mode is Mode.COMPOSE:
+        return compose.again_link(job)
+    return url_for("pages.index") + "?" + urlencode({"from": job.id})
+
+
 @bp.app_context_processor
 def _language_links() -> dict[str, Any]:
     """Give every page (base.html's language switcher) language_url."""
-    return {"language_url": language_url}
+    return {"language_url": language_url, "edit_link": edit_link}
 
 
 def language_url(code: str) -> str:
