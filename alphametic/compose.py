@@ -195,10 +195,11 @@ def check_counts(addends: object, solutions: object) -> tuple[int, int]:
     return checked_addends, checked_solutions
 
 
-def check_reach(count: int, addends: int, seconds: float) -> int:
-    """The sets of addends a run over `count` words goes through, if it can walk them within
-    `seconds` at SETS_PER_SECOND (PuzzleError naming "options.addends" otherwise)."""
-    sets = comb(count + addends - 1, addends)
+def check_reach(count: int, addends: int, seconds: float, distinct: bool = False) -> int:
+    """The sets of addends a run over `count` words goes through (`distinct`: no word twice),
+    if it can walk them within `seconds` at SETS_PER_SECOND (PuzzleError naming
+    "options.addends" otherwise)."""
+    sets = _set_count(count, addends, distinct)
     most = int(seconds * SETS_PER_SECOND)
     if sets > most:
         raise PuzzleError(
@@ -338,9 +339,15 @@ class _Words:
         return found
 
 
-def groups(words: list[str], addends: int = 2) -> int:
-    """How many sets of addends a run over the words goes through."""
-    return comb(len(words) + addends - 1, addends)
+def groups(words: list[str], addends: int = 2, distinct: bool = False) -> int:
+    """How many sets of addends a run over the words goes through (`distinct`: sets of
+    distinct words)."""
+    return _set_count(len(words), addends, distinct)
+
+
+def _set_count(n: int, addends: int, distinct: bool) -> int:
+    """Sets of `addends` of n words: multisets, or sets of distinct words."""
+    return comb(n, addends) if distinct else comb(n + addends - 1, addends)
 
 
 def _sets(
@@ -394,6 +401,68 @@ def _advance(others: list[int], top: int) -> bool:
     return False
 
 
+def _distinct_sets(
+    masks: list[int],
+    addends: int,
+    base: int,
+    start: int,
+    end: int,
+    skip: Callable[[int], None],
+    halt: Callable[[], bool] | None,
+) -> Iterator[tuple[int, tuple[int, ...]]]:
+    """The sets of distinct words (positions, ascending) from the `start`-th up to the
+    `end`-th whose letters the base has digits for, each with its index, in the run's order:
+    by last word, the others in lexicographic order (every set of the first k words before
+    any with word k+1). A word is added to a set only while the set's letters fit: the sets
+    below a set that does not fit are passed over at once, their count given to `skip`.
+    `halt` is asked every so many steps; a (index, ()) says it said stop there (every set
+    before that index is done)."""
+    places = addends - 1  # the words before the last one
+    steps = 0
+    for top in range(places, len(masks)):
+        first, size = comb(top, addends), comb(top, places)
+        if first + size <= start:
+            continue
+        if first >= end:
+            return
+        if masks[top].bit_count() > base:
+            skip(min(end, first + size) - max(start, first))
+            continue
+        if not places:
+            yield first, (top,)
+            continue
+        chosen, begun, letters = [0] * places, [0] * places, [masks[top]] * (places + 1)
+        place, word, at = 0, 0, first
+        while True:
+            steps += 1
+            if halt is not None and not steps & 1023 and halt():
+                yield min(max(at, start), end), ()
+                return
+            if word > top - places + place:  # this place has no word left: back one place
+                if not place:
+                    break
+                place -= 1
+                word = chosen[place] + 1
+                at = begun[place] + comb(top - chosen[place] - 1, places - 1 - place)
+                continue
+            below = comb(top - word - 1, places - 1 - place)  # the sets that start so
+            if at + below <= start:
+                at, word = at + below, word + 1
+                continue
+            if at >= end:
+                return
+            fits = letters[place] | masks[word]
+            if fits.bit_count() > base:
+                skip(min(end, at + below) - max(start, at))
+                at, word = at + below, word + 1
+            elif place == places - 1:
+                yield at, (*chosen[:place], word, top)
+                at, word = at + 1, word + 1
+            else:
+                chosen[place], begun[place], letters[place + 1] = word, at, fits
+                place, word = place + 1, word + 1
+
+
 def _searched(
     words: _Words,
     addends: int,
@@ -403,16 +472,51 @@ def _searched(
     start: int,
     end: int | None,
     halt: Callable[[], bool] | None = None,
+    distinct: bool = False,
 ) -> Iterator[tuple[int, tuple[int, ...], list[int]]]:
     """Each set of addends from `start` up to `end` with the results worth a search (the
     others counted); `tally.position` moves on once the consumer is done with a set. `halt`
     is asked before each set (True: end here, at that set)."""
     tally.position = start
+    if distinct:
+        yield from _searched_distinct(words, addends, base, policy, tally, start, end, halt)
+        return
     for group, terms in enumerate(_sets(len(words.ordered), addends, start, end), start):
         if halt is not None and halt():
             return
         yield group, terms, words.results(terms, base, policy, tally)
         tally.position = group + 1
+
+
+def _searched_distinct(
+    words: _Words,
+    addends: int,
+    base: int,
+    policy: LeadingZeros,
+    tally: Tally,
+    start: int,
+    end: int | None,
+    halt: Callable[[], bool] | None,
+) -> Iterator[tuple[int, tuple[int, ...], list[int]]]:
+    """_searched for sets of distinct words: those whose letters do not fit the base are
+    counted (every result of each skipped for its letters) without being walked one by one;
+    the list's words are taken as distinct (words_of and check_words give such lists)."""
+    n = len(words.ordered)
+    last = comb(n, addends)
+    stop = last if end is None else min(end, last)
+    each = n - addends  # the results of a set: every word but its own
+
+    def skip(sets: int) -> None:
+        tally.candidates += sets * each
+        _skip(tally, "letters", sets * each)
+
+    for group, terms in _distinct_sets(words.masks, addends, base, start, stop, skip, halt):
+        tally.position = group
+        if not terms or (halt is not None and halt()):
+            return
+        yield group, terms, words.results(terms, base, policy, tally)
+        tally.position = group + 1
+    tally.position = max(start, stop)
 
 
 def _text(words: _Words, terms: tuple[int, ...], result: int) -> str:
@@ -428,13 +532,15 @@ def candidates(
     tally: Tally | None = None,
     start: int = 0,
     end: int | None = None,
+    distinct_words: bool = False,
 ) -> Iterator[tuple[int, str]]:
     """Each candidate worth a search with the index of its set of addends, in a fixed order,
     for the sets from `start` up to `end` (pruned ones counted; `tally.position` follows)."""
     tally = tally if tally is not None else Tally()
     policy = LeadingZeros(leading_zeros)  # the rules compare members: a str value works too
     listed = _Words(words, policy)
-    for group, terms, results in _searched(listed, addends, base, policy, tally, start, end):
+    walk = _searched(listed, addends, base, policy, tally, start, end, None, distinct_words)
+    for group, terms, results in walk:
         for result in results:
             yield group, _text(listed, terms, result)
 
@@ -450,17 +556,21 @@ def compose(
     stop: Callable[[], bool] | None = None,
     start: int = 0,
     end: int | None = None,
+    distinct_words: bool = False,
 ) -> Iterator[Composed]:
     """Yield every candidate with exactly `solutions` solutions among the sets of addends from
     `start` up to `end`, searching each only until one more would be found; `stop` is asked
     between candidates, and at least every ASK_INTERVAL while sets are walked with none (True:
-    end here, `tally.position` saying where to go on)."""
+    end here, `tally.position` saying where to go on). `distinct_words`: no word twice in a
+    sum (the addends distinct sets of words, in the same order; groups(..., distinct=True)
+    counts them)."""
     policy = LeadingZeros(leading_zeros)
     tally = tally if tally is not None else Tally()
     listed, count, shortest = _Words(words, policy), counter(), _shortest(policy)
     folded = listed.folded
     ask, due = _asking(stop)
-    for group, terms, results in _searched(listed, addends, base, policy, tally, start, end, due):
+    walk = _searched(listed, addends, base, policy, tally, start, end, due, distinct_words)
+    for group, terms, results in walk:
         sums = tuple(folded[t] for t in terms)
         short = max(map(len, sums)) <= LONGEST
         for result in results:

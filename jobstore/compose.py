@@ -24,10 +24,11 @@ from .keys import Keys
 from .model import TERMINAL, Mode, ResultOrder, State
 from .shards import shard_id
 
-OPTION_NAMES = frozenset({"addends", "base", "leading_zeros", "solutions"})
+OPTION_NAMES = frozenset({"addends", "base", "distinct_words", "leading_zeros", "solutions"})
 DEFAULTS: dict[str, Any] = {
     "addends": 2,
     "base": 10,
+    "distinct_words": False,
     "leading_zeros": alphametic.LeadingZeros.MULTI_LETTER.value,
     "solutions": 1,
 }
@@ -76,7 +77,18 @@ def check_compose_options(options: object) -> dict[str, Any]:
         options.get("leading_zeros", DEFAULTS["leading_zeros"]),
         None,
     )
-    return {"addends": addends, "base": base, "leading_zeros": policy.value, "solutions": solutions}
+    distinct = options.get("distinct_words", DEFAULTS["distinct_words"])
+    if not isinstance(distinct, bool):
+        raise OptionsError(
+            "'options.distinct_words' must be true or false.", "options.distinct_words"
+        )
+    return {
+        "addends": addends,
+        "base": base,
+        "distinct_words": distinct,
+        "leading_zeros": policy.value,
+        "solutions": solutions,
+    }
 
 
 def admit_compose(words: object, options: object, most: int, seconds: float) -> Submission:
@@ -85,7 +97,8 @@ def admit_compose(words: object, options: object, most: int, seconds: float) -> 
     sets of addends can be walked within `seconds` of search (its budget)."""
     checked = check_words(words, most)
     word_list = WordList(tuple(checked), check_compose_options(options))
-    check_reach(len(checked), int(word_list.settings["addends"]), seconds)
+    settings = word_list.settings
+    check_reach(len(checked), int(settings["addends"]), seconds, bool(settings["distinct_words"]))
     payload = json.dumps([Mode.COMPOSE.value, word_list.text, word_list.options()], sort_keys=True)
     fingerprint = hashlib.sha256(payload.encode()).hexdigest()
     # Never small: a run lists every set of addends (its band is BIG's, as a big enumeration).

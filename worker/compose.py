@@ -76,7 +76,9 @@ class ComposeRun:
         self.job = job
         self.words = job.puzzle.split()
         self.options: dict[str, Any] = job.options
-        self.total = groups(self.words, int(self.options["addends"]))
+        # Jobs stored before the option came have none: words may repeat in their sums.
+        self.distinct = bool(self.options.get("distinct_words", False))
+        self.total = groups(self.words, int(self.options["addends"]), self.distinct)
         # A shard's range of the sets of addends (its prefix), else every one of them.
         self.first, self.end = (job.prefix[0], job.prefix[1]) if job.parent else (0, self.total)
         attempt.yield_to_lanes_of(job.mode)
@@ -121,6 +123,7 @@ class ComposeRun:
             stop=self.check,
             start=self.start,
             end=self.end,
+            distinct_words=self.distinct,
         )
         try:
             for composed in found:
@@ -271,11 +274,14 @@ class ComposeRun:
         return reason
 
 
-def plan(settings: Settings, words: list[str], addends: int) -> list[tuple[tuple[int, ...], float]]:
+def plan(
+    settings: Settings, words: list[str], addends: int, distinct: bool = False
+) -> list[tuple[tuple[int, ...], float]]:
     """The shards ((start, end) of the sets of addends, share) of a big list, or [] when it
     should run whole: about shard_count of them, none much below a quarter of the threshold's
-    work (each costs a task hand-off), equal in sets (each set has about as many candidates)."""
-    total = groups(words, addends)
+    work (each costs a task hand-off), equal in sets (each set has about as many candidates).
+    `distinct`: sets of distinct words."""
+    total = groups(words, addends, distinct)
     nodes = total * len(words) / CANDIDATES_PER_SECOND * NODES_PER_SECOND
     if settings.shard_threshold <= 0 or nodes < settings.shard_threshold or total < 2:
         return []
@@ -287,7 +293,8 @@ def plan(settings: Settings, words: list[str], addends: int) -> list[tuple[tuple
 
 def split(handle: Handle, attempt: Attempt, job: Job) -> bool:
     """Shard the claimed compose job and send its first shards; False = run it whole."""
-    parts = plan(handle.settings, job.puzzle.split(), int(job.options["addends"]))
+    distinct = bool(job.options.get("distinct_words", False))
+    parts = plan(handle.settings, job.puzzle.split(), int(job.options["addends"]), distinct)
     return send_shards(handle, attempt, job, parts)
 
 

@@ -49,8 +49,8 @@ def add_parser(commands: Any) -> None:
         "compose",
         help="find every sum of words from a list that has exactly K solutions",
         description="Compose puzzles: every W1 + ... + WN = R of words from WORDS (a word may "
-        "repeat as an addend, each set of addends once, R none of them) with exactly K "
-        "solutions, each with its difficulty.",
+        "repeat as an addend unless --distinct-words, each set of addends once, R none of "
+        "them) with exactly K solutions, each with its difficulty.",
         epilog="exit status: 0 some found, 1 none found, 2 bad input, 130 interrupted.",
     )
     compose_command.add_argument(
@@ -68,6 +68,11 @@ def add_parser(commands: Any) -> None:
         choices=[p.value for p in LeadingZeros],
         metavar="POLICY",
         help="multi-letter (default), allow, or every-word",
+    )
+    compose_command.add_argument(
+        "--distinct-words",
+        action="store_true",
+        help="no word twice in a sum: the addends distinct words, the result none of them",
     )
     compose_command.add_argument("--json", action="store_true", help="print JSON lines")
     compose_command.add_argument(
@@ -102,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     check_counts(args.addends, args.solutions)
     check_base(args.base)
     words = check_word_count(_words(args))
-    check_reach(len(words), args.addends, REACH_SECONDS)
+    check_reach(len(words), args.addends, REACH_SECONDS, args.distinct_words)
     started = time.perf_counter()
     tally = Tally()
     held: list[tuple[Composed, Rating]] = []  # results to print in order, at the end
@@ -117,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
                 solutions=args.solutions,
                 tally=tally,
                 stop=lambda: console.stop_requested,
+                distinct_words=args.distinct_words,
             )
             if args.order == ORDERS[0]:
                 for composed in found:

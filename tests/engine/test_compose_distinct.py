@@ -1,0 +1,224 @@
+"""Composing with no word twice in a sum (`distinct_words`, Cryptator's rule) and with up to
+ten addends, against a brute force written here apart from the engine: every combination of
+distinct words (itertools), every other word as the result, every assignment of distinct
+digits tried (itertools.permutations) and the sum checked with Python integers."""
+
+from __future__ import annotations
+
+import json
+import random
+from itertools import combinations, permutations
+from pathlib import Path
+
+import pytest
+
+from alphametic.cli.main import main
+from alphametic.compose import Tally, candidates, check_reach, compose, groups, words_of
+from alphametic.language.errors import ErrorCode, PuzzleError
+
+WORDLISTS = Path(__file__).resolve().parents[1] / "data" / "cryptator"
+GREEK = WORDLISTS / "greek.txt"
+COLOURS = WORDLISTS / "colors.txt"
+# Cryptator's Table III (ICTAI 2025): one-solution puzzles of N = 2, 3, ... addends.
+GREEK_COUNTS = {2: 4, 3: 38, 4: 128, 5: 207, 6: 184, 7: 30, 8: 2, 9: 0}
+COLOUR_COUNTS = {2: 66, 3: 315, 4: 357, 5: 163, 6: 46}
+
+
+def solutions(addends: tuple[str, ...], result: str, base: int, leading: bool) -> int:
+    """How many assignments of distinct digits make the sum hold (`leading`: no word of two or
+    more letters starts with 0), by trying every one."""
+    letters = sorted(set("".join(addends) + result))
+    if len(letters) > base:
+        return 0
+    first = {w[0] for w in (*addends, result) if leading and len(w) > 1}
+    # The sum as one weight per letter: sum(weight * digit) == 0 when it holds.
+    weight = dict.fromkeys(letters, 0)
+    for word, sign in [*((w, 1) for w in addends), (result, -1)]:
+        for place, letter in enumerate(reversed(word)):
+            weight[letter] += sign * base**place
+    weights = [weight[x] for x in letters]
+    firsts = [i for i, x in enumerate(letters) if x in first]
+    count = 0
+    for digits in permutations(range(base), len(letters)):
+        if all(digits[i] for i in firsts) and not sum(map(int.__mul__, weights, digits)):
+            count += 1
+    return count
+
+
+def brute_distinct(
+    words: list[str], addends: int, base: int, leading: bool = True, wanted: int = 1
+) -> set[str]:
+    """Every `W1 + ... + WN = R` of distinct words of the list (addends in its order, R none
+    of them) with exactly `wanted` solutions."""
+    found = set()
+    for terms in combinations(words, addends):
+        for result in words:
+            if result not in terms and solutions(terms, result, base, leading) == wanted:
+                found.add(f"{' + '.join(terms)} = {result}")
+    return found
+
+
+def made_up(seed: int, count: int, alphabet: str, longest: int) -> list[str]:
+    """`count` distinct made-up words of 1 to `longest` letters of the alphabet."""
+    rng = random.Random(seed)
+    words: dict[str, None] = {}
+    while len(words) < count:
+        words.setdefault("".join(rng.choices(alphabet, k=rng.randint(1, longest))), None)
+    return list(words)
+
+
+def texts(words: list[str], addends: int, base: int, **options: object) -> set[str]:
+    """The puzzle texts compose() finds with no word twice."""
+    found = compose(words, addends=addends, base=base, distinct_words=True, **options)  # type: ignore[arg-type]
+    return {c.puzzle.text for c in found}
+
+
+# Each N: a list short enough for the brute force, with results (asserted) in a small base.
+CASES = [
+    (2, made_up(1, 12, "ABCDEF", 3), 7),
+    (3, made_up(2, 11, "ABCDEF", 3), 7),
+    (4, made_up(3, 11, "ABCDE", 3), 6),
+    (5, made_up(4, 11, "ABCDE", 2), 6),
+    (6, made_up(5, 8, "ABCDE", 4), 5),
+    (7, made_up(5, 9, "ABCD", 3), 5),
+    (8, made_up(2, 10, "ABCDE", 3), 5),
+    (9, made_up(1, 11, "ABCDE", 3), 5),
+    (10, made_up(8, 12, "ABCDE", 3), 5),
+]
+
+
+@pytest.mark.parametrize(("addends", "words", "base"), CASES)
+def test_distinct_words_find_what_the_brute_force_finds(
+    engine: str, addends: int, words: list[str], base: int
+) -> None:
+    expected = brute_distinct(words, addends, base)
+    tally = Tally()
+    assert texts(words, addends, base, tally=tally) == expected
+    assert expected  # a comparison of two empty sets proves little
+    # Every candidate counted once, walked or passed over with its set.
+    assert tally.candidates == groups(words, addends, distinct=True) * (len(words) - addends)
+    assert tally.position == groups(words, addends, distinct=True)
+
+
+@pytest.mark.parametrize(("policy", "leading"), [("allow", False), ("multi-letter", True)])
+def test_two_solutions_and_zero_led_words_too(engine: str, policy: str, leading: bool) -> None:
+    words = made_up(11, 12, "ABCDE", 3)
+    expected = brute_distinct(words, 3, 6, leading, wanted=2)
+    assert texts(words, 3, 6, leading_zeros=policy, solutions=2) == expected and expected
+
+
+def test_no_word_is_used_twice_and_the_order_grows_with_the_list() -> None:
+    """The sets are every combination of distinct words, by last word, the others in
+    lexicographic order; ranges of them from any start give the run's order."""
+    words = [chr(ord("A") + i) * 2 for i in range(7)]
+    for addends in (1, 2, 3, 6, 7):
+        whole = [
+            (*others, top)
+            for top in range(len(words))
+            for others in combinations(range(top), addends - 1)
+        ]
+        assert groups(words, addends, distinct=True) == len(whole)
+        expected = [
+            f"{' + '.join(words[i] for i in terms)} = {words[r]}"
+            for terms in whole
+            for r in range(len(words))
+            if r not in terms
+        ]
+        listed = [t for _, t in candidates(words, addends, 36, distinct_words=True)]
+        assert listed == expected
+        for start in range(len(whole) + 1):
+            for end in (start, start + 1, start + 4, len(whole) + 2):
+                tally = Tally()
+                ranged = candidates(
+                    words, addends, 36, tally=tally, start=start, end=end, distinct_words=True
+                )
+                part = [t for _, t in ranged]
+                each = len(words) - addends
+                assert part == expected[start * each : min(end, len(whole)) * each]
+                assert tally.position == max(start, min(end, len(whole)))
+
+
+@pytest.mark.parametrize("stop_after", [1, 5, 30])
+def test_a_stopped_distinct_run_resumed_at_its_position_finds_the_same(stop_after: int) -> None:
+    words = made_up(3, 11, "ABCDE", 3)
+    whole = texts(words, 3, 6)
+    asked = iter(range(10**9))
+    tally = Tally()
+    stop = lambda: next(asked) >= stop_after  # noqa: E731
+    first = texts(words, 3, 6, tally=tally, stop=stop)
+    assert tally.position < groups(words, 3, distinct=True) and first < whole
+    assert first | texts(words, 3, 6, start=tally.position) == whole
+
+
+def test_a_walk_that_passes_over_sets_still_asks_the_stop_hook() -> None:
+    """Sets whose letters never fit are passed over whole, and the stop hook is still asked
+    on the way (a halted run says where it stopped, and resumes there)."""
+    # 1,140 words of three letters, no two with the same letters: in base 3 each fits alone,
+    # no two together; the walk passes over ~650,000 sets of one word, then the next.
+    words = ["".join(c) for c in combinations("ABCDEFGHIJKLMNOPQRST", 3)]
+    asked = []
+    tally = Tally()
+
+    def stop() -> bool:
+        asked.append(tally.position)
+        return len(asked) > 3
+
+    found = compose(words, addends=4, base=3, distinct_words=True, tally=tally, stop=stop)
+    assert list(found) == [] and len(asked) == 4 and tally.searched == 0
+    total = groups(words, 4, distinct=True)
+    assert 0 < tally.position < total
+    # Every set before the position passed over, counted with its results; resumed there,
+    # the rest is passed over too and the counts add up to a whole run's.
+    rest = Tally()
+    again = compose(words, addends=4, base=3, distinct_words=True, tally=rest, start=tally.position)
+    assert list(again) == []
+    each = len(words) - 4
+    assert tally.candidates == tally.position * each
+    passed_over = tally.skipped["letters"] + rest.skipped["letters"]
+    assert tally.candidates + rest.candidates == total * each == passed_over
+
+
+def test_greek_letters_give_cryptator_s_counts() -> None:
+    words = words_of(GREEK.read_text().splitlines())
+    assert len(words) == 24
+    for addends, count in GREEK_COUNTS.items():
+        assert len(list(compose(words, addends=addends, distinct_words=True))) == count, addends
+
+
+@pytest.mark.slow
+def test_colour_names_give_cryptator_s_counts() -> None:
+    words = words_of(COLOURS.read_text().splitlines())
+    assert len(words) == 143
+    for addends, count in COLOUR_COUNTS.items():
+        assert len(list(compose(words, addends=addends, distinct_words=True))) == count, addends
+
+
+def test_the_command_line_composes_with_distinct_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    words = made_up(2, 11, "ABCDEF", 3)
+    listed = tmp_path / "words.txt"
+    listed.write_text("\n".join(words) + "\n")
+    argv = ["compose", "--json", "--addends", "3", "--base", "7", str(listed)]
+    assert main([*argv, "--distinct-words"]) == 0
+    printed = {json.loads(line)["puzzle"] for line in capsys.readouterr().out.splitlines()}
+    assert printed == brute_distinct(words, 3, 7)
+    assert main(argv) == 0  # without it, a word may repeat: more sums
+    repeated = {json.loads(line)["puzzle"] for line in capsys.readouterr().out.splitlines()}
+    assert printed < repeated
+
+
+def test_the_reach_counts_sets_of_distinct_words() -> None:
+    assert check_reach(100, 2, 1.0, distinct=True) == 4950
+    assert check_reach(10, 10, 1.0, distinct=True) == 1
+    with pytest.raises(PuzzleError) as refused:
+        check_reach(100, 10, 1_800.0, distinct=True)
+    assert refused.value.code is ErrorCode.SETS_OUT_OF_REACH
+    assert "17,310,309,456,440 sets" in str(refused.value)
+
+
+def test_more_addends_than_words_make_no_sets() -> None:
+    words = ["AB", "BC", "CA"]
+    tally = Tally()
+    assert list(compose(words, addends=4, distinct_words=True, tally=tally)) == []
+    assert groups(words, 4, distinct=True) == 0 and tally.position == 0
