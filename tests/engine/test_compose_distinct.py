@@ -222,3 +222,18 @@ def test_more_addends_than_words_make_no_sets() -> None:
     tally = Tally()
     assert list(compose(words, addends=4, distinct_words=True, tally=tally)) == []
     assert groups(words, 4, distinct=True) == 0 and tally.position == 0
+
+
+def test_a_distinct_range_far_past_2_to_the_63_starts_at_once() -> None:
+    """Ten distinct addends from 2,000 words make ~2.8e26 sets: a shard's range that far in
+    starts where it says, its indexes Python integers."""
+    words = [a + b + c for a in "ABCDEFGHIJKLM" for b in "NOPQRSTUVW" for c in "XYZABCDEFGHIJKLMN"]
+    words = list(dict.fromkeys(words))[:2000]
+    total = groups(words, 10, distinct=True)
+    assert total > 2**87 and len(words) == 2000
+    for start in (2**63 + 5, total // 2, total - 3):
+        tally = Tally()
+        found = list(compose(words, addends=10, tally=tally, start=start, end=start + 3,
+                             distinct_words=True))  # fmt: skip
+        assert found == [] and tally.position == start + 3
+        assert tally.candidates == 3 * (len(words) - 10)
