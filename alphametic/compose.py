@@ -338,6 +338,34 @@ class _Words:
                     del found[at]
         return found
 
+    def results_of_distinct(
+        self, terms: tuple[int, ...], base: int, policy: LeadingZeros, tally: Tally
+    ) -> list[int]:
+        """results() for a set of distinct words whose letters fit (the walk passed over the
+        others): each other word is a candidate, left out for its length first (a bucket at
+        once), then for its letters."""
+        tally.candidates += len(self.ordered) - len(terms)
+        letters = 0
+        for t in terms:
+            letters |= self.masks[t]
+        low, high = _length_range([len(self.folded[t]) for t in terms], base, policy)
+        found: list[int] = []
+        room = base - letters.bit_count()
+        for span, bucket in self.buckets.items():
+            if not low <= span <= high:
+                named = sum(1 for t in terms if self.spans[t] == span)
+                _skip(tally, "lengths", bucket.size - named)
+            elif bucket.most <= room:
+                found.extend(chain.from_iterable(bucket.sets.values()))
+            else:
+                kept = [
+                    p for mask, p in bucket.sets.items() if (letters | mask).bit_count() <= base
+                ]
+                found.extend(chain.from_iterable(kept))
+                _skip(tally, "letters", bucket.size - sum(map(len, kept)))
+        own = set(terms)  # an addend is never left out for its letters: it is taken out here
+        return sorted(p for p in found if p not in own)
+
 
 def groups(words: list[str], addends: int = 2, distinct: bool = False) -> int:
     """How many sets of addends a run over the words goes through (`distinct`: sets of
@@ -401,66 +429,92 @@ def _advance(others: list[int], top: int) -> bool:
     return False
 
 
-def _distinct_sets(
-    masks: list[int],
-    addends: int,
-    base: int,
-    start: int,
-    end: int,
-    skip: Callable[[int], None],
-    halt: Callable[[], bool] | None,
-) -> Iterator[tuple[int, tuple[int, ...]]]:
+def _distinct_rank(others: list[int], top: int) -> int:
+    """The index of a set of distinct words (its `others` ascending, all below `top`) in the
+    run's order: every set with a smaller last word first, then the others lexicographically."""
+    places = len(others)
+    index, previous = comb(top, places + 1), -1
+    for place, word in enumerate(others):
+        left = places - place  # the others from this place on
+        # The sets whose word here is between previous and this one come first.
+        index += comb(top - previous - 1, left) - comb(top - word, left)
+        previous = word
+    return index
+
+
+class _DistinctWalk:
     """The sets of distinct words (positions, ascending) from the `start`-th up to the
     `end`-th whose letters the base has digits for, each with its index, in the run's order:
     by last word, the others in lexicographic order (every set of the first k words before
-    any with word k+1). A word is added to a set only while the set's letters fit: the sets
-    below a set that does not fit are passed over at once, their count given to `skip`.
-    `halt` is asked every so many steps; a (index, ()) says it said stop there (every set
-    before that index is done)."""
-    places = addends - 1  # the words before the last one
-    steps = 0
-    for top in range(places, len(masks)):
-        first, size = comb(top, addends), comb(top, places)
-        if first + size <= start:
-            continue
-        if first >= end:
-            return
-        if masks[top].bit_count() > base:
-            skip(min(end, first + size) - max(start, first))
-            continue
-        if not places:
-            yield first, (top,)
-            continue
-        chosen, begun, letters = [0] * places, [0] * places, [masks[top]] * (places + 1)
-        place, word, at = 0, 0, first
-        while True:
-            steps += 1
-            if halt is not None and not steps & 1023 and halt():
-                yield min(max(at, start), end), ()
-                return
-            if word > top - places + place:  # this place has no word left: back one place
-                if not place:
-                    break
-                place -= 1
-                word = chosen[place] + 1
-                at = begun[place] + comb(top - chosen[place] - 1, places - 1 - place)
+    any with word k+1). A word is added to a set only while the set's letters fit, from the
+    words that fit with all the set's words so far: the sets below one that does not fit are
+    never looked at. `halt` is asked every so many steps; an (index, ()) says it said stop
+    there (every set before that index is done)."""
+
+    def __init__(
+        self,
+        masks: list[int],
+        addends: int,
+        base: int,
+        span: tuple[int, int],
+        halt: Callable[[], bool] | None,
+    ) -> None:
+        """Walk sets of `addends` of the words of these letter sets within `span`."""
+        self.masks, self.addends, self.base, self.halt = masks, addends, base, halt
+        self.start, self.end = span
+        self.ranged = span != (0, comb(len(masks), addends))  # else no index to compare
+        self.steps = 0
+
+    def sets(self) -> Iterator[tuple[int, tuple[int, ...]]]:
+        """Each fitting set in the range with its index (see the class)."""
+        masks, places, base = self.masks, self.addends - 1, self.base
+        for top in range(places, len(masks)):
+            first, size = comb(top, self.addends), comb(top, places)
+            if first + size <= self.start:
                 continue
-            below = comb(top - word - 1, places - 1 - place)  # the sets that start so
-            if at + below <= start:
-                at, word = at + below, word + 1
-                continue
-            if at >= end:
+            if first >= self.end:
                 return
-            fits = letters[place] | masks[word]
-            if fits.bit_count() > base:
-                skip(min(end, at + below) - max(start, at))
-                at, word = at + below, word + 1
-            elif place == places - 1:
-                yield at, (*chosen[:place], word, top)
-                at, word = at + 1, word + 1
-            else:
-                chosen[place], begun[place], letters[place + 1] = word, at, fits
-                place, word = place + 1, word + 1
+            if self.halt is not None and self.halt():  # each last word: a pass over the list
+                yield max(first, self.start), ()
+                return
+            letters = masks[top]
+            if letters.bit_count() > base:
+                continue
+            if not places:
+                yield first, (top,)
+                continue
+            fitting = [w for w in range(top) if (letters | masks[w]).bit_count() <= base]
+            yield from self._extend([], fitting, letters, top)
+
+    def _extend(
+        self, chosen: list[int], words: list[int], letters: int, top: int
+    ) -> Iterator[tuple[int, tuple[int, ...]]]:
+        """The fitting sets that add to `chosen` (and `top`) words of `words` (each fits
+        with them), the first of them next."""
+        left = self.addends - 1 - len(chosen)  # words still to choose, this one included
+        masks, base = self.masks, self.base
+        for i, word in enumerate(words):
+            if len(words) - i < left:
+                return  # too few words left to fill the set
+            self.steps += 1
+            if self.ranged or (self.halt is not None and not self.steps & 255):
+                below = [*chosen, *range(word, word + left)]  # the subtree's first set
+                at = _distinct_rank(below, top)
+                if self.ranged:
+                    if at + comb(top - word - 1, left - 1) <= self.start:
+                        continue
+                    if at >= self.end:
+                        return
+                if self.halt is not None and not self.steps & 255 and self.halt():
+                    yield min(max(at, self.start), self.end), ()
+                    return
+            fits = letters | masks[word]
+            if left == 1:
+                yield _distinct_rank([*chosen, word], top), (*chosen, word, top)
+                continue
+            rest = [u for u in words[i + 1 :] if (fits | masks[u]).bit_count() <= base]
+            if len(rest) >= left - 1:
+                yield from self._extend([*chosen, word], rest, fits, top)
 
 
 def _searched(
@@ -506,17 +560,21 @@ def _searched_distinct(
     stop = last if end is None else min(end, last)
     each = n - addends  # the results of a set: every word but its own
 
-    def skip(sets: int) -> None:
-        tally.candidates += sets * each
-        _skip(tally, "letters", sets * each)
+    def passed(upto: int) -> None:
+        """Count the sets from the position up to `upto` as skipped whole, for letters."""
+        if upto > tally.position:
+            tally.candidates += (upto - tally.position) * each
+            _skip(tally, "letters", (upto - tally.position) * each)
+            tally.position = upto
 
-    for group, terms in _distinct_sets(words.masks, addends, base, start, stop, skip, halt):
-        tally.position = group
+    walk = _DistinctWalk(words.masks, addends, base, (start, stop), halt)
+    for group, terms in walk.sets():
+        passed(group)
         if not terms or (halt is not None and halt()):
             return
-        yield group, terms, words.results(terms, base, policy, tally)
+        yield group, terms, words.results_of_distinct(terms, base, policy, tally)
         tally.position = group + 1
-    tally.position = max(start, stop)
+    passed(stop)
 
 
 def _text(words: _Words, terms: tuple[int, ...], result: int) -> str:
