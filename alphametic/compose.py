@@ -39,7 +39,8 @@ from .language.errors import ErrorCode, PuzzleError
 from .language.folding import fold, fold_case
 from .language.options import LeadingZeros
 from .language.puzzle import Puzzle, parse
-from .linear.columns import counter
+from .linear.columns import count_columns, counter
+from .patterns import MEMO_SIZE, Memo, pattern
 from .search import Search, as_dict
 
 # The letter sets of a bucket that a set of addends leaves: each the positions of its words.
@@ -124,6 +125,7 @@ class Tally:
     searched: int = 0
     results: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
+    remembered: int = 0  # candidates answered by a letter pattern counted before
 
     def skip(self, why: str) -> None:
         """Count one candidate left out without a search, by its reason."""
@@ -615,16 +617,19 @@ def compose(
     start: int = 0,
     end: int | None = None,
     distinct_words: bool = False,
+    patterns: int = MEMO_SIZE,
 ) -> Iterator[Composed]:
     """Yield every candidate with exactly `solutions` solutions among the sets of addends from
     `start` up to `end`, searching each only until one more would be found; `stop` is asked
     between candidates, and at least every ASK_INTERVAL while sets are walked with none (True:
     end here, `tally.position` saying where to go on). `distinct_words`: no word twice in a
     sum (the addends distinct sets of words, in the same order; groups(..., distinct=True)
-    counts them)."""
+    counts them). The columns count one candidate a letter pattern (alphametic.patterns), at
+    most `patterns` of them remembered at once (0: each candidate counted)."""
     policy = LeadingZeros(leading_zeros)
     tally = tally if tally is not None else Tally()
-    listed, count, shortest = _Words(words, policy), counter(), _shortest(policy)
+    listed, shortest = _Words(words, policy), _shortest(policy)
+    counted = _Counted(base, shortest, solutions + 1, Memo(patterns), tally)
     folded = listed.folded
     ask, due = _asking(stop)
     walk = _searched(listed, addends, base, policy, tally, start, end, due, distinct_words)
@@ -639,7 +644,7 @@ def compose(
             digits: dict[str, int] | None = {} if solutions == 1 else None
             if not short or len(folded[result]) > LONGEST or _heavy(sums, folded[result], base):
                 digits = None  # the search engine decides alone, asking the hook
-            elif count(base, sums, folded[result], shortest, solutions + 1, digits) != solutions:
+            elif counted(sums, folded[result], digits) != solutions:
                 continue
             puzzle = parse(_text(listed, terms, result), base=base, leading_zeros=policy)
             if digits is not None:
@@ -652,6 +657,51 @@ def compose(
             if len(found) == solutions:
                 tally.results += 1
                 yield Composed(puzzle, found, group)
+
+
+# Candidates the memo is tried on at the start of every PERIOD (see _Counted).
+PROBE = 1024
+PERIOD = 32768
+
+
+class _Counted:
+    """The column count of a candidate's solutions (up to a bound), one count a letter
+    pattern: a pattern counted before gives its answer again, its one solution renamed."""
+
+    def __init__(self, base: int, shortest: int, most: int, memo: Memo, tally: Tally) -> None:
+        """Count in the base, under the leading zeros rule, up to `most` solutions."""
+        self.base, self.shortest, self.most = base, shortest, most
+        self.count, self.memo, self.tally = counter(), memo, tally
+        # A key costs about what a native count of a small sum does: the memo is worth it
+        # when it answers this share of the candidates (the Python count is ~20x slower).
+        self.worth = PROBE // (20 if self.count is count_columns else 2)
+        self.asked = self.hits = 0
+        self.keying = bool(memo.size)
+
+    def __call__(self, sums: tuple[str, ...], result: str, digits: dict[str, int] | None) -> int:
+        """The candidate's solutions, up to the bound; its one solution into `digits` (if
+        given) when it has exactly one. The first PROBE candidates of every PERIOD are keyed;
+        the rest of the period too if the memo answered enough of them."""
+        if self.memo.size:
+            self.asked += 1
+            if self.asked % PERIOD == PROBE:
+                self.keying = self.memo.hits - self.hits >= self.worth
+            elif self.asked % PERIOD == 0:
+                self.keying, self.hits = True, self.memo.hits
+        if not self.keying:
+            return self.count(self.base, sums, result, self.shortest, self.most, digits)
+        key, letters = pattern(sums, result)
+        kept = self.memo.get(key)
+        if kept is not None:
+            self.tally.remembered += 1
+            found, solution = kept
+            if digits is not None and solution:
+                digits.update(zip(letters, solution, strict=True))
+            return found
+        found = self.count(self.base, sums, result, self.shortest, self.most, digits)
+        one = tuple(digits[x] for x in letters) if digits is not None and found == 1 else ()
+        self.memo.put(key, (found, one))
+        return found
 
 
 def _asking(stop: Callable[[], bool] | None) -> tuple[Callable[[], bool], Callable[[], bool]]:
