@@ -1,0 +1,49 @@
+"""A compose job's options as the job store admits them: `distinct_words` a JSON boolean,
+false when not given, part of what makes two submissions the same, and weighed by the sets of
+distinct words when the store checks that a run can walk the list's sets."""
+
+from __future__ import annotations
+
+import pytest
+
+from alphametic.language.errors import ErrorCode, PuzzleError
+from jobstore import OptionsError
+from jobstore.compose import WordList, admit_compose, check_compose_options
+
+WORDS = ["AB", "BA", "CC", "ABC"]
+
+
+def test_distinct_words_is_false_unless_given_true() -> None:
+    assert check_compose_options({})["distinct_words"] is False
+    assert check_compose_options({"distinct_words": True})["distinct_words"] is True
+    assert check_compose_options({"distinct_words": False})["distinct_words"] is False
+
+
+@pytest.mark.parametrize("value", ["yes", 1, 0, None, [True], "true"])
+def test_distinct_words_must_be_a_boolean(value: object) -> None:
+    with pytest.raises(OptionsError) as refused:
+        check_compose_options({"distinct_words": value})
+    assert refused.value.field == "options.distinct_words"
+    assert "true or false" in str(refused.value)
+
+
+def test_distinct_words_makes_another_submission() -> None:
+    plain = admit_compose(WORDS, {}, 100, 60.0)
+    distinct = admit_compose(WORDS, {"distinct_words": True}, 100, 60.0)
+    assert plain.fingerprint != distinct.fingerprint
+    assert admit_compose(WORDS, {"distinct_words": False}, 100, 60.0).fingerprint == (
+        plain.fingerprint
+    )
+
+
+def test_the_reach_is_weighed_by_sets_of_distinct_words() -> None:
+    """30 words make 635,745,396 multisets of ten but 30,045,015 sets of ten distinct words:
+    with 500 s of walking (100,000,000 sets at most) only the second is admitted."""
+    words = [a + b for a in "ABCDEF" for b in "GHIJK"]
+    assert len(words) == 30
+    with pytest.raises(PuzzleError) as refused:
+        admit_compose(words, {"addends": 10}, 100, 500.0)
+    assert refused.value.code is ErrorCode.SETS_OUT_OF_REACH
+    admitted = admit_compose(words, {"addends": 10, "distinct_words": True}, 100, 500.0)
+    assert isinstance(admitted.puzzle, WordList)
+    assert admitted.puzzle.options()["distinct_words"] is True
