@@ -100,6 +100,7 @@ __all__ = [
     "check_word_count",
     "check_words",
     "compose",
+    "count",
     "groups",
     "words_of",
 ]
@@ -626,37 +627,100 @@ def compose(
     sum (the addends distinct sets of words, in the same order; groups(..., distinct=True)
     counts them). The columns count one candidate a letter pattern (alphametic.patterns), at
     most `patterns` of them remembered at once (0: each candidate counted)."""
-    policy = LeadingZeros(leading_zeros)
-    tally = tally if tally is not None else Tally()
-    listed, shortest = _Words(words, policy), _shortest(policy)
-    counted = _Counted(base, shortest, solutions + 1, Memo(patterns), tally)
-    folded = listed.folded
-    ask, due = _asking(stop)
-    walk = _searched(listed, addends, base, policy, tally, start, end, due, distinct_words)
-    for group, terms, results in walk:
-        sums = tuple(folded[t] for t in terms)
-        short = max(map(len, sums)) <= LONGEST
-        for result in results:
-            if ask():
-                return
-            tally.searched += 1
-            # The columns count in microseconds; only a result builds its puzzle.
-            digits: dict[str, int] | None = {} if solutions == 1 else None
-            if not short or len(folded[result]) > LONGEST or _heavy(sums, folded[result], base):
-                digits = None  # the search engine decides alone, asking the hook
-            elif counted(sums, folded[result], digits) != solutions:
-                continue
-            puzzle = parse(_text(listed, terms, result), base=base, leading_zeros=policy)
-            if digits is not None:
-                found: tuple[dict[str, int], ...] = ({x: digits[x] for x in puzzle.letters},)
-            else:
-                searched = _searched_for(puzzle, solutions, ask)
-                if searched is None:
-                    return  # stopped inside the search: this set is done again on resume
-                found = searched
-            if len(found) == solutions:
-                tally.results += 1
-                yield Composed(puzzle, found, group)
+    run = _Run(words, addends, base, LeadingZeros(leading_zeros), solutions, patterns, tally)
+    for found in run.found(stop, start, end, distinct_words, listing=True):
+        if found is not None:
+            yield found
+
+
+def count(
+    words: list[str],
+    *,
+    addends: int = 2,
+    base: int = 10,
+    leading_zeros: LeadingZeros | str = LeadingZeros.MULTI_LETTER,
+    solutions: int = 1,
+    tally: Tally | None = None,
+    stop: Callable[[], bool] | None = None,
+    start: int = 0,
+    end: int | None = None,
+    distinct_words: bool = False,
+    patterns: int = MEMO_SIZE,
+) -> int:
+    """How many candidates compose() would yield (the same arguments), none of them written
+    out as a puzzle: a candidate the columns count exactly is counted as it is. A stopped
+    count is the tally's: `tally.results` counts each result once it is found, `tally.position`
+    says where to go on (the results of the sets before it are the ones to keep)."""
+    run = _Run(words, addends, base, LeadingZeros(leading_zeros), solutions, patterns, tally)
+    before = run.tally.results
+    for _ in run.found(stop, start, end, distinct_words, listing=False):
+        pass
+    return run.tally.results - before
+
+
+class _Run:
+    """One composition's words, rules and counters (compose() and count())."""
+
+    def __init__(
+        self,
+        words: list[str],
+        addends: int,
+        base: int,
+        policy: LeadingZeros,
+        solutions: int,
+        patterns: int,
+        tally: Tally | None,
+    ) -> None:
+        """Read the words under the rules."""
+        self.addends, self.base, self.policy, self.solutions = addends, base, policy, solutions
+        self.tally = tally if tally is not None else Tally()
+        self.listed = _Words(words, policy)
+        self.counted = _Counted(base, _shortest(policy), solutions + 1, Memo(patterns), self.tally)
+
+    def found(
+        self,
+        stop: Callable[[], bool] | None,
+        start: int,
+        end: int | None,
+        distinct: bool,
+        listing: bool,
+    ) -> Iterator[Composed | None]:
+        """Each result in order: a Composed, or None when not `listing` and the columns
+        counted it exactly (only the search engine's are built then)."""
+        listed, base, policy, solutions, tally = (
+            self.listed, self.base, self.policy, self.solutions, self.tally
+        )  # fmt: skip
+        folded = listed.folded
+        ask, due = _asking(stop)
+        walk = _searched(listed, self.addends, base, policy, tally, start, end, due, distinct)
+        for group, terms, results in walk:
+            sums = tuple(folded[t] for t in terms)
+            short = max(map(len, sums)) <= LONGEST
+            for result in results:
+                if ask():
+                    return
+                tally.searched += 1
+                # The columns count in microseconds; only a result builds its puzzle.
+                digits: dict[str, int] | None = {} if solutions == 1 and listing else None
+                if not short or len(folded[result]) > LONGEST or _heavy(sums, folded[result], base):
+                    digits = None  # the search engine decides alone, asking the hook
+                elif self.counted(sums, folded[result], digits) != solutions:
+                    continue
+                elif not listing:
+                    tally.results += 1
+                    yield None
+                    continue
+                puzzle = parse(_text(listed, terms, result), base=base, leading_zeros=policy)
+                if digits is not None:
+                    found: tuple[dict[str, int], ...] = ({x: digits[x] for x in puzzle.letters},)
+                else:
+                    searched = _searched_for(puzzle, solutions, ask)
+                    if searched is None:
+                        return  # stopped inside the search: this set is done again on resume
+                    found = searched
+                if len(found) == solutions:
+                    tally.results += 1
+                    yield Composed(puzzle, found, group)
 
 
 # Candidates the memo is tried on at the start of every PERIOD (see _Counted).
