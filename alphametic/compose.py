@@ -101,6 +101,7 @@ __all__ = [
     "check_words",
     "compose",
     "count",
+    "counted",
     "groups",
     "words_of",
 ]
@@ -629,7 +630,7 @@ def compose(
     most `patterns` of them remembered at once (0: each candidate counted)."""
     run = _Run(words, addends, base, LeadingZeros(leading_zeros), solutions, patterns, tally)
     for found in run.found(stop, start, end, distinct_words, listing=True):
-        if found is not None:
+        if isinstance(found, Composed):
             yield found
 
 
@@ -651,11 +652,33 @@ def count(
     out as a puzzle: a candidate the columns count exactly is counted as it is. A stopped
     count is the tally's: `tally.results` counts each result once it is found, `tally.position`
     says where to go on (the results of the sets before it are the ones to keep)."""
+    found = counted(
+        words, addends=addends, base=base, leading_zeros=leading_zeros, solutions=solutions,
+        tally=tally, stop=stop, start=start, end=end, distinct_words=distinct_words,
+        patterns=patterns,
+    )  # fmt: skip
+    return sum(1 for _ in found)
+
+
+def counted(
+    words: list[str],
+    *,
+    addends: int = 2,
+    base: int = 10,
+    leading_zeros: LeadingZeros | str = LeadingZeros.MULTI_LETTER,
+    solutions: int = 1,
+    tally: Tally | None = None,
+    stop: Callable[[], bool] | None = None,
+    start: int = 0,
+    end: int | None = None,
+    distinct_words: bool = False,
+    patterns: int = MEMO_SIZE,
+) -> Iterator[int]:
+    """count()'s results one by one: the index of each one's set of addends (a stopped
+    count keeps those below `tally.position`: the sets from there on are done again)."""
     run = _Run(words, addends, base, LeadingZeros(leading_zeros), solutions, patterns, tally)
-    before = run.tally.results
-    for _ in run.found(stop, start, end, distinct_words, listing=False):
-        pass
-    return run.tally.results - before
+    for found in run.found(stop, start, end, distinct_words, listing=False):
+        yield found if isinstance(found, int) else found.group
 
 
 class _Run:
@@ -684,9 +707,10 @@ class _Run:
         end: int | None,
         distinct: bool,
         listing: bool,
-    ) -> Iterator[Composed | None]:
-        """Each result in order: a Composed, or None when not `listing` and the columns
-        counted it exactly (only the search engine's are built then)."""
+    ) -> Iterator[Composed | int]:
+        """Each result in order: a Composed, or the index of its set of addends when not
+        `listing` and the columns counted it exactly (only the search engine's are built
+        then)."""
         listed, base, policy, solutions, tally = (
             self.listed, self.base, self.policy, self.solutions, self.tally
         )  # fmt: skip
@@ -708,7 +732,7 @@ class _Run:
                     continue
                 elif not listing:
                     tally.results += 1
-                    yield None
+                    yield group
                     continue
                 puzzle = parse(_text(listed, terms, result), base=base, leading_zeros=policy)
                 if digits is not None:

@@ -1,7 +1,8 @@
 """A compose job: its word list and options admitted, and its results kept by puzzle text.
 
 A compose job's `puzzle` is its word list (the distinct words, folded as puzzles are, space
-separated) and its `letters` the letters they use; its results live apart from solutions
+separated) and its `letters` the letters they use (`count_only`: its results are counted into
+its `found`, none stored); its results live apart from solutions
 (keys.composed: puzzle text -> the result as JSON, and their order), so a result found again
 after a resume (the engine's ranges restart at a set of addends) is stored once.
 """
@@ -24,10 +25,15 @@ from .keys import Keys
 from .model import TERMINAL, Mode, ResultOrder, State
 from .shards import shard_id
 
-OPTION_NAMES = frozenset({"addends", "base", "distinct_words", "leading_zeros", "solutions"})
+OPTION_NAMES = frozenset(
+    {"addends", "base", "count_only", "distinct_words", "leading_zeros", "solutions"}
+)
+# Options that are true or false (JSON booleans), false when not given.
+SWITCHES = ("count_only", "distinct_words")
 DEFAULTS: dict[str, Any] = {
     "addends": 2,
     "base": 10,
+    "count_only": False,
     "distinct_words": False,
     "leading_zeros": alphametic.LeadingZeros.MULTI_LETTER.value,
     "solutions": 1,
@@ -77,18 +83,13 @@ def check_compose_options(options: object) -> dict[str, Any]:
         options.get("leading_zeros", DEFAULTS["leading_zeros"]),
         None,
     )
-    distinct = options.get("distinct_words", DEFAULTS["distinct_words"])
-    if not isinstance(distinct, bool):
-        raise OptionsError(
-            "'options.distinct_words' must be true or false.", "options.distinct_words"
-        )
-    return {
-        "addends": addends,
-        "base": base,
-        "distinct_words": distinct,
-        "leading_zeros": policy.value,
-        "solutions": solutions,
-    }
+    checked = {"addends": addends, "base": base, "leading_zeros": policy.value}
+    for name in SWITCHES:
+        value = options.get(name, DEFAULTS[name])
+        if not isinstance(value, bool):
+            raise OptionsError(f"'options.{name}' must be true or false.", f"options.{name}")
+        checked[name] = value
+    return {**checked, "solutions": solutions}
 
 
 def admit_compose(words: object, options: object, most: int, seconds: float) -> Submission:

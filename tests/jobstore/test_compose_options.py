@@ -1,5 +1,5 @@
-"""A compose job's options as the job store admits them: `distinct_words` a JSON boolean,
-false when not given, part of what makes two submissions the same, and weighed by the sets of
+"""A compose job's options as the job store admits them: `distinct_words` and `count_only`
+JSON booleans, false when not given, part of what makes two submissions the same, and weighed by the sets of
 distinct words when the store checks that a run can walk the list's sets."""
 
 from __future__ import annotations
@@ -13,27 +13,31 @@ from jobstore.compose import WordList, admit_compose, check_compose_options
 WORDS = ["AB", "BA", "CC", "ABC"]
 
 
-def test_distinct_words_is_false_unless_given_true() -> None:
-    assert check_compose_options({})["distinct_words"] is False
-    assert check_compose_options({"distinct_words": True})["distinct_words"] is True
-    assert check_compose_options({"distinct_words": False})["distinct_words"] is False
+SWITCHES = pytest.mark.parametrize("name", ["distinct_words", "count_only"])
 
 
+@SWITCHES
+def test_a_switch_is_false_unless_given_true(name: str) -> None:
+    assert check_compose_options({})[name] is False
+    assert check_compose_options({name: True})[name] is True
+    assert check_compose_options({name: False})[name] is False
+
+
+@SWITCHES
 @pytest.mark.parametrize("value", ["yes", 1, 0, None, [True], "true"])
-def test_distinct_words_must_be_a_boolean(value: object) -> None:
+def test_a_switch_must_be_a_boolean(name: str, value: object) -> None:
     with pytest.raises(OptionsError) as refused:
-        check_compose_options({"distinct_words": value})
-    assert refused.value.field == "options.distinct_words"
+        check_compose_options({name: value})
+    assert refused.value.field == f"options.{name}"
     assert "true or false" in str(refused.value)
 
 
-def test_distinct_words_makes_another_submission() -> None:
+@SWITCHES
+def test_a_switch_makes_another_submission(name: str) -> None:
     plain = admit_compose(WORDS, {}, 100, 60.0)
-    distinct = admit_compose(WORDS, {"distinct_words": True}, 100, 60.0)
-    assert plain.fingerprint != distinct.fingerprint
-    assert admit_compose(WORDS, {"distinct_words": False}, 100, 60.0).fingerprint == (
-        plain.fingerprint
-    )
+    switched = admit_compose(WORDS, {name: True}, 100, 60.0)
+    assert plain.fingerprint != switched.fingerprint
+    assert admit_compose(WORDS, {name: False}, 100, 60.0).fingerprint == plain.fingerprint
 
 
 def test_the_reach_is_weighed_by_sets_of_distinct_words() -> None:

@@ -35,6 +35,7 @@ DEFAULT_FORM = {
     "base": str(DEFAULTS["base"]),
     "leading_zeros": str(DEFAULTS["leading_zeros"]),
     "distinct_words": "",  # a checkbox: sent ("1") only when ticked
+    "count_only": "",
 }
 # What a ticked checkbox sends, and what "Edit and resubmit" writes for an option set to true.
 TICKED = frozenset({"1", "on", "true"})
@@ -80,6 +81,7 @@ def _show_form(values: dict[str, str], errors: dict[str, str], status: int = 422
         chosen=chosen if chosen in LISTS else locale_tag().split("-")[0],
         first=values.get("first", FIRST_WORDS),
         distinct=ticked(values.get("distinct_words", "")),
+        count_only=ticked(values.get("count_only", "")),
     )
     return (page, status) if errors else page
 
@@ -110,6 +112,7 @@ def create_compose_job() -> Any:
         "base": _number(values["base"]),
         "leading_zeros": values["leading_zeros"],
         "distinct_words": ticked(values["distinct_words"]),
+        "count_only": ticked(values["count_only"]),
     }
     try:
         submission = store().admit_compose(words_typed(values["words"]), options)
