@@ -33,13 +33,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, islice
 from math import comb, perm
-from time import monotonic
+from time import monotonic, perf_counter
 
 from .language.errors import ErrorCode, PuzzleError
 from .language.folding import fold, fold_case
 from .language.options import LeadingZeros
 from .language.puzzle import Puzzle, parse
-from .linear.columns import count_columns, counter
+from .linear.columns import counter
 from .patterns import MEMO_SIZE, Memo, pattern
 from .search import Search, as_dict
 
@@ -754,39 +754,65 @@ PERIOD = 32768
 
 class _Counted:
     """The column count of a candidate's solutions (up to a bound), one count a letter
-    pattern: a pattern counted before gives its answer again, its one solution renamed."""
+    pattern: a pattern counted before gives its answer again, its one solution renamed.
+
+    A key costs about what a native count of a small sum does, so the memo is kept on only
+    where it saves time: the first PROBE candidates of every PERIOD are keyed and timed, and
+    the rest of the period is keyed if the counts the memo spared took longer than the keys
+    (the answers are the same either way: only the time differs)."""
 
     def __init__(self, base: int, shortest: int, most: int, memo: Memo, tally: Tally) -> None:
         """Count in the base, under the leading zeros rule, up to `most` solutions."""
         self.base, self.shortest, self.most = base, shortest, most
         self.count, self.memo, self.tally = counter(), memo, tally
-        # A key costs about what a native count of a small sum does: the memo is worth it
-        # when it answers this share of the candidates (the Python count is ~20x slower).
-        self.worth = PROBE // (20 if self.count is count_columns else 2)
-        self.asked = self.hits = 0
+        self.asked = 0
         self.keying = bool(memo.size)
+        self.spent = [0.0, 0.0, 0.0, 0.0]  # the probe's: keys' time, counts' time, counts, hits
 
     def __call__(self, sums: tuple[str, ...], result: str, digits: dict[str, int] | None) -> int:
         """The candidate's solutions, up to the bound; its one solution into `digits` (if
-        given) when it has exactly one. The first PROBE candidates of every PERIOD are keyed;
-        the rest of the period too if the memo answered enough of them."""
-        if self.memo.size:
-            self.asked += 1
-            if self.asked % PERIOD == PROBE:
-                self.keying = self.memo.hits - self.hits >= self.worth
-            elif self.asked % PERIOD == 0:
-                self.keying, self.hits = True, self.memo.hits
+        given) when it has exactly one."""
+        if not self.memo.size:
+            return self.count(self.base, sums, result, self.shortest, self.most, digits)
+        phase = self.asked % PERIOD
+        self.asked += 1
+        if phase < PROBE:
+            return self._keyed(sums, result, digits, self.spent)
+        if phase == PROBE:
+            keys, counts, counted, hits = self.spent
+            # Keep keying if the counts spared (hits at the mean count's time) beat the keys.
+            self.keying = not counted or hits * counts / counted > keys
+            self.spent = [0.0, 0.0, 0.0, 0.0]
         if not self.keying:
             return self.count(self.base, sums, result, self.shortest, self.most, digits)
+        return self._keyed(sums, result, digits, None)
+
+    def _keyed(
+        self,
+        sums: tuple[str, ...],
+        result: str,
+        digits: dict[str, int] | None,
+        spent: list[float] | None,
+    ) -> int:
+        """Count by the candidate's pattern (timed into `spent` if given)."""
+        began = perf_counter() if spent is not None else 0.0
         key, letters = pattern(sums, result)
         kept = self.memo.get(key)
+        keyed = perf_counter() if spent is not None else 0.0
         if kept is not None:
             self.tally.remembered += 1
             found, solution = kept
             if digits is not None and solution:
                 digits.update(zip(letters, solution, strict=True))
+            if spent is not None:
+                spent[0] += keyed - began
+                spent[3] += 1
             return found
         found = self.count(self.base, sums, result, self.shortest, self.most, digits)
+        if spent is not None:
+            spent[0] += keyed - began
+            spent[1] += perf_counter() - keyed
+            spent[2] += 1
         one = tuple(digits[x] for x in letters) if digits is not None and found == 1 else ()
         self.memo.put(key, (found, one))
         return found

@@ -1,6 +1,6 @@
 """A compose job's options as the job store admits them: `distinct_words` and `count_only`
-JSON booleans, false when not given, part of what makes two submissions the same, and weighed by the sets of
-distinct words when the store checks that a run can walk the list's sets."""
+JSON booleans, false when not given, part of what makes two submissions the same; the reach
+weighed by the sets of distinct words when the store checks a run can walk the list's sets."""
 
 from __future__ import annotations
 
