@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import redis
 
+from alphametic.compose import compose
 from jobstore import JobStore, Keys, ResultOrder, Settings, State
 from jobstore.shards import shard_id
 from tests.support.chaos import wait_until
@@ -130,3 +131,42 @@ def test_a_sharded_compose_job_is_listed_by_difficulty_across_its_shards(
         assert keys == sorted(keys)
         page, _ = store.composed(job.id, 5, 7, order)  # a page is a slice of that order
         assert page == listed[5:12]
+
+
+def test_a_sharded_distinct_job_lists_what_one_whole_distinct_run_lists(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    """No word twice: the shards are ranges of the sets of distinct words (fewer than the
+    multisets), and together they list one whole run's results in its order."""
+    settings = sharded(fresh_settings)
+    words = list(long_words())
+    parts = plan(settings, words, 2, distinct=True)
+    assert len(parts) > 1 and parts[-1][0][1] == len(words) * (len(words) - 1) // 2
+    store = store_factory(settings)
+    for _ in range(2):
+        worker_factory(settings, "enumerate", wait=False).wait_ready()
+    job = store.queue(store.admit_compose(words, {"distinct_words": True}))
+    done = wait_job(store, job.id, timeout=180)
+    assert done.state is State.SUCCEEDED and done.progress == 1.0, done
+    records = shard_records(settings, job.id)
+    assert {r["prefix"] for r in records} == {f"{lo},{hi}" for (lo, hi), _ in parts}
+    whole = [c.puzzle.text for c in compose(words, distinct_words=True)]
+    assert every_result(store, job.id) == whole and whole
+    assert done.solutions_found == len(whole) and not done.truncated
+
+
+def test_a_sharded_count_only_job_counts_what_one_whole_run_lists(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    """count_only: every shard counts its range's results into `found`, none stored; the job
+    ends with their sum, not truncated (it stored fewer than it found by design)."""
+    settings = sharded(fresh_settings)
+    store = store_factory(settings)
+    for _ in range(2):
+        worker_factory(settings, "enumerate", wait=False).wait_ready()
+    job = store.queue(store.admit_compose(list(long_words()), {"count_only": True}))
+    done = wait_job(store, job.id, timeout=180)
+    assert done.state is State.SUCCEEDED and done.progress == 1.0, done
+    assert len(shard_records(settings, job.id)) == 8
+    assert done.solutions_found == len(composed_list(long_words())) > 0
+    assert not done.truncated and every_result(store, job.id) == []
