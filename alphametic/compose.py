@@ -35,6 +35,7 @@ from itertools import chain, islice
 from math import comb, perm
 from time import monotonic, perf_counter
 
+from .addends import DistinctWalk, set_count, sets
 from .language.errors import ErrorCode, PuzzleError
 from .language.folding import fold, fold_case
 from .language.options import LeadingZeros
@@ -203,7 +204,7 @@ def check_reach(count: int, addends: int, seconds: float, distinct: bool = False
     """The sets of addends a run over `count` words goes through (`distinct`: no word twice),
     if it can walk them within `seconds` at SETS_PER_SECOND (PuzzleError naming
     "options.addends" otherwise)."""
-    sets = _set_count(count, addends, distinct)
+    sets = set_count(count, addends, distinct)
     most = int(seconds * SETS_PER_SECOND)
     if sets > most:
         raise PuzzleError(
@@ -374,151 +375,7 @@ class _Words:
 def groups(words: list[str], addends: int = 2, distinct: bool = False) -> int:
     """How many sets of addends a run over the words goes through (`distinct`: sets of
     distinct words)."""
-    return _set_count(len(words), addends, distinct)
-
-
-def _set_count(n: int, addends: int, distinct: bool) -> int:
-    """Sets of `addends` of n words: multisets, or sets of distinct words."""
-    return comb(n, addends) if distinct else comb(n + addends - 1, addends)
-
-
-def _sets(
-    n: int, addends: int, start: int = 0, end: int | None = None
-) -> Iterator[tuple[int, ...]]:
-    """The sets of addends (positions in the list, each set ascending) from the `start`-th up
-    to the `end`-th, the list growing word by word: every set of the first k words comes before
-    any with word k+1. So a run cut short (at the results cap) has composed with the list's
-    first words (a frequency list's most common ones), not with its first word alone. Indexes
-    are Python integers: a range far past 2**63 starts at once (unranked, not skipped to)."""
-    last = comb(n + addends - 1, addends)
-    end = last if end is None else min(end, last)
-    if start >= end:
-        return
-    top, others = _unrank(start, addends, n)
-    for _ in range(end - start):
-        yield (*others, top)
-        if not _advance(others, top):  # every set whose last word is `top` is done
-            top, others = top + 1, [0] * (addends - 1)
-
-
-def _unrank(index: int, addends: int, n: int) -> tuple[int, list[int]]:
-    """The `index`-th set of addends of the run's order: its last word, and the others in
-    ascending order (the sets of the first `top` words come first, then those ending in word
-    `top` in lexicographic order)."""
-    low, high = 0, n - 1
-    while low < high:  # the last top with comb(top + addends - 1, addends) <= index
-        middle = (low + high + 1) // 2
-        if comb(middle + addends - 1, addends) <= index:
-            low = middle
-        else:
-            high = middle - 1
-    top, rank = low, index - comb(low + addends - 1, addends)
-    others: list[int] = []
-    least = 0
-    for place in range(addends - 1):
-        after = addends - 2 - place  # positions left once this one is chosen
-        while rank >= (below := comb(top - least + after, after)):
-            rank -= below  # every set with this word here comes earlier
-            least += 1
-        others.append(least)
-    return top, others
-
-
-def _advance(others: list[int], top: int) -> bool:
-    """Move the others to the next ascending list of words up to `top` (False: none left)."""
-    for place in range(len(others) - 1, -1, -1):
-        if others[place] < top:
-            others[place:] = [others[place] + 1] * (len(others) - place)
-            return True
-    return False
-
-
-def _distinct_rank(others: list[int], top: int) -> int:
-    """The index of a set of distinct words (its `others` ascending, all below `top`) in the
-    run's order: every set with a smaller last word first, then the others lexicographically."""
-    places = len(others)
-    index, previous = comb(top, places + 1), -1
-    for place, word in enumerate(others):
-        left = places - place  # the others from this place on
-        # The sets whose word here is between previous and this one come first.
-        index += comb(top - previous - 1, left) - comb(top - word, left)
-        previous = word
-    return index
-
-
-class _DistinctWalk:
-    """The sets of distinct words (positions, ascending) from the `start`-th up to the
-    `end`-th whose letters the base has digits for, each with its index, in the run's order:
-    by last word, the others in lexicographic order (every set of the first k words before
-    any with word k+1). A word is added to a set only while the set's letters fit, from the
-    words that fit with all the set's words so far: the sets below one that does not fit are
-    never looked at. `halt` is asked every so many steps; an (index, ()) says it said stop
-    there (every set before that index is done)."""
-
-    def __init__(
-        self,
-        masks: list[int],
-        addends: int,
-        base: int,
-        span: tuple[int, int],
-        halt: Callable[[], bool] | None,
-    ) -> None:
-        """Walk sets of `addends` of the words of these letter sets within `span`."""
-        self.masks, self.addends, self.base, self.halt = masks, addends, base, halt
-        self.start, self.end = span
-        self.ranged = span != (0, comb(len(masks), addends))  # else no index to compare
-        self.steps = 0
-
-    def sets(self) -> Iterator[tuple[int, tuple[int, ...]]]:
-        """Each fitting set in the range with its index (see the class)."""
-        masks, places, base = self.masks, self.addends - 1, self.base
-        for top in range(places, len(masks)):
-            first, size = comb(top, self.addends), comb(top, places)
-            if first + size <= self.start:
-                continue
-            if first >= self.end:
-                return
-            if self.halt is not None and self.halt():  # each last word: a pass over the list
-                yield max(first, self.start), ()
-                return
-            letters = masks[top]
-            if letters.bit_count() > base:
-                continue
-            if not places:
-                yield first, (top,)
-                continue
-            fitting = [w for w in range(top) if (letters | masks[w]).bit_count() <= base]
-            yield from self._extend([], fitting, letters, top)
-
-    def _extend(
-        self, chosen: list[int], words: list[int], letters: int, top: int
-    ) -> Iterator[tuple[int, tuple[int, ...]]]:
-        """The fitting sets that add to `chosen` (and `top`) words of `words` (each fits
-        with them), the first of them next."""
-        left = self.addends - 1 - len(chosen)  # words still to choose, this one included
-        masks, base = self.masks, self.base
-        for i, word in enumerate(words):
-            if len(words) - i < left:
-                return  # too few words left to fill the set
-            self.steps += 1
-            if self.ranged or (self.halt is not None and not self.steps & 255):
-                below = [*chosen, *range(word, word + left)]  # the subtree's first set
-                at = _distinct_rank(below, top)
-                if self.ranged:
-                    if at + comb(top - word - 1, left - 1) <= self.start:
-                        continue
-                    if at >= self.end:
-                        return
-                if self.halt is not None and not self.steps & 255 and self.halt():
-                    yield min(max(at, self.start), self.end), ()
-                    return
-            fits = letters | masks[word]
-            if left == 1:
-                yield _distinct_rank([*chosen, word], top), (*chosen, word, top)
-                continue
-            rest = [u for u in words[i + 1 :] if (fits | masks[u]).bit_count() <= base]
-            if len(rest) >= left - 1:
-                yield from self._extend([*chosen, word], rest, fits, top)
+    return set_count(len(words), addends, distinct)
 
 
 def _searched(
@@ -539,7 +396,7 @@ def _searched(
     if distinct:
         yield from _searched_distinct(words, addends, base, policy, tally, start, end, halt)
         return
-    for group, terms in enumerate(_sets(len(words.ordered), addends, start, end), start):
+    for group, terms in enumerate(sets(len(words.ordered), addends, start, end), start):
         if halt is not None and halt():
             return
         yield group, terms, words.results(terms, base, policy, tally)
@@ -571,7 +428,7 @@ def _searched_distinct(
             _skip(tally, "letters", (upto - tally.position) * each)
             tally.position = upto
 
-    walk = _DistinctWalk(words.masks, addends, base, (start, stop), halt)
+    walk = DistinctWalk(words.masks, addends, base, (start, stop), halt)
     for group, terms in walk.sets():
         passed(group)
         if not terms or (halt is not None and halt()):

@@ -11,8 +11,8 @@ import pytest
 
 from alphametic.cli.main import main
 from alphametic.compose import Tally, compose, count
-from tests.engine.test_compose_distinct import CASES, brute_distinct, made_up
-from tests.support.words import brute
+from tests.support.words import DISTINCT_CASES as CASES
+from tests.support.words import brute, brute_distinct, made_up
 
 WORDS = ["AB", "BA", "CC", "ABC", "CAB", "BCA", "A", "B", "AD", "DAB"]
 

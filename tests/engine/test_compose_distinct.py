@@ -1,13 +1,12 @@
 """Composing with no word twice in a sum (`distinct_words`, Cryptator's rule) and with up to
-ten addends, against a brute force written here apart from the engine: every combination of
-distinct words (itertools), every other word as the result, every assignment of distinct
-digits tried (itertools.permutations) and the sum checked with Python integers."""
+ten addends, against a brute force written apart from the engine (tests/support/words.py:
+every combination of distinct words by itertools, every other word as the result, every
+assignment of distinct digits tried and the sum checked with Python integers)."""
 
 from __future__ import annotations
 
 import json
-import random
-from itertools import combinations, permutations
+from itertools import combinations
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,8 @@ import pytest
 from alphametic.cli.main import main
 from alphametic.compose import Tally, candidates, check_reach, compose, groups, words_of
 from alphametic.language.errors import ErrorCode, PuzzleError
+from tests.support.words import DISTINCT_CASES as CASES
+from tests.support.words import brute_distinct, made_up
 
 WORDLISTS = Path(__file__).resolve().parents[1] / "data" / "cryptator"
 GREEK = WORDLISTS / "greek.txt"
@@ -24,67 +25,10 @@ GREEK_COUNTS = {2: 4, 3: 38, 4: 128, 5: 207, 6: 184, 7: 30, 8: 2, 9: 0}
 COLOUR_COUNTS = {2: 66, 3: 315, 4: 357, 5: 163, 6: 46}
 
 
-def solutions(addends: tuple[str, ...], result: str, base: int, leading: bool) -> int:
-    """How many assignments of distinct digits make the sum hold (`leading`: no word of two or
-    more letters starts with 0), by trying every one."""
-    letters = sorted(set("".join(addends) + result))
-    if len(letters) > base:
-        return 0
-    first = {w[0] for w in (*addends, result) if leading and len(w) > 1}
-    # The sum as one weight per letter: sum(weight * digit) == 0 when it holds.
-    weight = dict.fromkeys(letters, 0)
-    for word, sign in [*((w, 1) for w in addends), (result, -1)]:
-        for place, letter in enumerate(reversed(word)):
-            weight[letter] += sign * base**place
-    weights = [weight[x] for x in letters]
-    firsts = [i for i, x in enumerate(letters) if x in first]
-    count = 0
-    for digits in permutations(range(base), len(letters)):
-        if all(digits[i] for i in firsts) and not sum(map(int.__mul__, weights, digits)):
-            count += 1
-    return count
-
-
-def brute_distinct(
-    words: list[str], addends: int, base: int, leading: bool = True, wanted: int = 1
-) -> set[str]:
-    """Every `W1 + ... + WN = R` of distinct words of the list (addends in its order, R none
-    of them) with exactly `wanted` solutions."""
-    found = set()
-    for terms in combinations(words, addends):
-        for result in words:
-            if result not in terms and solutions(terms, result, base, leading) == wanted:
-                found.add(f"{' + '.join(terms)} = {result}")
-    return found
-
-
-def made_up(seed: int, count: int, alphabet: str, longest: int) -> list[str]:
-    """`count` distinct made-up words of 1 to `longest` letters of the alphabet."""
-    rng = random.Random(seed)
-    words: dict[str, None] = {}
-    while len(words) < count:
-        words.setdefault("".join(rng.choices(alphabet, k=rng.randint(1, longest))), None)
-    return list(words)
-
-
 def texts(words: list[str], addends: int, base: int, **options: object) -> set[str]:
     """The puzzle texts compose() finds with no word twice."""
     found = compose(words, addends=addends, base=base, distinct_words=True, **options)  # type: ignore[arg-type]
     return {c.puzzle.text for c in found}
-
-
-# Each N: a list short enough for the brute force, with results (asserted) in a small base.
-CASES = [
-    (2, made_up(1, 12, "ABCDEF", 3), 7),
-    (3, made_up(2, 11, "ABCDEF", 3), 7),
-    (4, made_up(3, 11, "ABCDE", 3), 6),
-    (5, made_up(4, 11, "ABCDE", 2), 6),
-    (6, made_up(5, 8, "ABCDE", 4), 5),
-    (7, made_up(5, 9, "ABCD", 3), 5),
-    (8, made_up(2, 10, "ABCDE", 3), 5),
-    (9, made_up(1, 11, "ABCDE", 3), 5),
-    (10, made_up(8, 12, "ABCDE", 3), 5),
-]
 
 
 @pytest.mark.parametrize(("addends", "words", "base"), CASES)
