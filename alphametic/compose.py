@@ -24,6 +24,12 @@ starts. Set indexes are Python integers (a range starts by unranking its first s
 in), and a run asks its stop hook between candidates and, while it walks sets whose every
 candidate is pruned, every ASK_INTERVAL: no run goes long without looking at its flags.
 check_reach refuses a list whose sets no run could walk in the seconds it has.
+
+With `distinct_words` (Cryptator's rule) no word is used twice: the addends are sets of
+distinct words, in the same kind of order (alphametic/addends.py), walked keeping only the
+sets whose letters fit the base, so the others are counted whole. The column count answers a
+letter pattern counted before from a bounded memo (alphametic/patterns.py), kept on where it
+saves time. count() and counted() count the results without building their puzzles.
 """
 
 from __future__ import annotations
