@@ -58,7 +58,8 @@ def test_the_api_composes_what_the_brute_force_finds(
     options = {"addends": addends, "base": base, "leading_zeros": policy, "solutions": wanted}
     job = composed(client, job_store, {"words": WORDS, "options": options})
     assert job["state"] == "succeeded" and job["progress"] == 1.0, job
-    assert job["mode"] == "compose" and job["options"] == options
+    switches = {"distinct_words": False, "count_only": False}  # defaults filled in
+    assert job["mode"] == "compose" and job["options"] == {**options, **switches}
     expected = brute(WORDS, addends, base, policy, wanted)
     assert expected  # the case finds something, or it checks little
     items = all_results(client, job)
