@@ -613,6 +613,8 @@ class _Run:
 # Candidates the memo is tried on at the start of every PERIOD (see _Counted).
 PROBE = 1024
 PERIOD = 32768
+# A count this many times a key's time keeps the memo on whatever the probe's hits.
+RATIO = 10
 
 
 class _Counted:
@@ -621,8 +623,9 @@ class _Counted:
 
     A key costs about what a native count of a small sum does, so the memo is kept on only
     where it saves time: the first PROBE candidates of every PERIOD are keyed and timed, and
-    the rest of the period is keyed if the counts the memo spared took longer than the keys
-    (the answers are the same either way: only the time differs)."""
+    the rest of the period is keyed if the counts the memo spared took longer than the keys,
+    or if a count takes RATIO keys' time (the answers are the same either way: only the time
+    differs)."""
 
     def __init__(self, base: int, shortest: int, most: int, memo: Memo, tally: Tally) -> None:
         """Count in the base, under the leading zeros rule, up to `most` solutions."""
@@ -643,8 +646,11 @@ class _Counted:
             return self._keyed(sums, result, digits, self.spent)
         if phase == PROBE:
             keys, counts, counted, hits = self.spent
-            # Keep keying if the counts spared (hits at the mean count's time) beat the keys.
-            self.keying = not counted or hits * counts / counted > keys
+            # Keep keying if the counts spared (hits at the mean count's time) beat the keys,
+            # or if a count takes so much longer than a key (the pure-Python count) that a
+            # few hits pay: a memo kept off fills no more, so its probe sees few hits.
+            mean = counts / counted if counted else 0.0
+            self.keying = hits * mean > keys or mean > RATIO * keys / PROBE
             self.spent = [0.0, 0.0, 0.0, 0.0]
         if not self.keying:
             return self.count(self.base, sums, result, self.shortest, self.most, digits)
