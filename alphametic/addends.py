@@ -107,6 +107,7 @@ class DistinctWalk:
         self.start, self.end = span
         self.ranged = span != (0, comb(len(masks), addends))  # else no index to compare
         self.steps = 0
+        self.halted = False  # the halt said stop: the walk ends
 
     def sets(self) -> Iterator[tuple[int, tuple[int, ...]]]:
         """Each fitting set in the range with its index (see the class)."""
@@ -128,6 +129,8 @@ class DistinctWalk:
                 continue
             fitting = [w for w in range(top) if (letters | masks[w]).bit_count() <= base]
             yield from self._extend([], fitting, letters, top)
+            if self.halted:
+                return
 
     def _extend(
         self, chosen: list[int], words: list[int], letters: int, top: int
@@ -149,6 +152,7 @@ class DistinctWalk:
                     if at >= self.end:
                         return
                 if self.halt is not None and not self.steps & 255 and self.halt():
+                    self.halted = True
                     yield min(max(at, self.start), self.end), ()
                     return
             fits = letters | masks[word]
@@ -158,3 +162,5 @@ class DistinctWalk:
             rest = [u for u in words[i + 1 :] if (fits | masks[u]).bit_count() <= base]
             if len(rest) >= left - 1:
                 yield from self._extend([*chosen, word], rest, fits, top)
+                if self.halted:
+                    return

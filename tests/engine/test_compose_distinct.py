@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from alphametic.addends import DistinctWalk
 from alphametic.cli.main import main
 from alphametic.compose import Tally, candidates, check_reach, compose, groups, words_of
 from alphametic.language.errors import ErrorCode, PuzzleError
@@ -185,3 +186,22 @@ def test_a_distinct_range_far_past_2_to_the_63_starts_at_once() -> None:
                              distinct_words=True))  # fmt: skip
         assert found == [] and tally.position == start + 3
         assert tally.candidates == 3 * (len(words) - 10)
+
+
+@pytest.mark.parametrize("stop_at", [1, 3, 10, 40])
+def test_the_walk_halted_anywhere_resumes_where_it_said(stop_at: int) -> None:
+    """The walk of the sets that fit, told to stop (among its steps or between its last
+    words), says the index every set before which it has given; walked again from there, it
+    gives the rest: together, the whole walk, in order."""
+    words = words_of(GREEK.read_text().splitlines())
+    masks = [sum(1 << (ord(x) - ord("A")) for x in set(word)) for word in words]
+    total = groups(words, 5, distinct=True)
+    whole = list(DistinctWalk(masks, 5, 10, (0, total), None).sets())
+    assert len(whole) > 1000 and all(terms for _, terms in whole)
+    calls = iter(range(1, 10**9))
+    halted = list(DistinctWalk(masks, 5, 10, (0, total), lambda: next(calls) >= stop_at).sets())
+    (stopped, last), given = halted[-1], halted[:-1]
+    assert last == () and 0 <= stopped < total
+    assert given == [item for item in whole if item[0] < stopped]
+    rest = list(DistinctWalk(masks, 5, 10, (stopped, total), None).sets())
+    assert given + rest == whole
