@@ -361,19 +361,22 @@ class _Words:
             letters |= self.masks[t]
         low, high = _length_range([len(self.folded[t]) for t in terms], base, policy)
         found: list[int] = []
-        room = base - letters.bit_count()
+        room, inside, left_out = base - letters.bit_count(), 0, 0
         for span, bucket in self.buckets.items():
             if not low <= span <= high:
-                named = sum(1 for t in terms if self.spans[t] == span)
-                _skip(tally, "lengths", bucket.size - named)
-            elif bucket.most <= room:
+                continue  # counted below, with the other buckets of the wrong length
+            inside += bucket.size
+            if bucket.most <= room:
                 found.extend(chain.from_iterable(bucket.sets.values()))
             else:
                 kept = [
                     p for mask, p in bucket.sets.items() if (letters | mask).bit_count() <= base
                 ]
                 found.extend(chain.from_iterable(kept))
-                _skip(tally, "letters", bucket.size - sum(map(len, kept)))
+                left_out += bucket.size - sum(map(len, kept))
+        outside = sum(1 for t in terms if not low <= self.spans[t] <= high)  # not candidates
+        _skip(tally, "lengths", len(self.ordered) - inside - outside)
+        _skip(tally, "letters", left_out)
         own = set(terms)  # an addend is never left out for its letters: it is taken out here
         return sorted(p for p in found if p not in own)
 

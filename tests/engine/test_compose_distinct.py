@@ -43,6 +43,7 @@ def test_distinct_words_find_what_the_brute_force_finds(
     # Every candidate counted once, walked or passed over with its set.
     assert tally.candidates == groups(words, addends, distinct=True) * (len(words) - addends)
     assert tally.position == groups(words, addends, distinct=True)
+    assert tally.searched + sum(tally.skipped.values()) == tally.candidates  # each once
 
 
 @pytest.mark.parametrize(("policy", "leading"), [("allow", False), ("multi-letter", True)])
