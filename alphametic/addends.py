@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from math import comb
 
-__all__ = ["DistinctWalk", "distinct_rank", "set_count", "sets"]
+__all__ = ["DistinctWalk", "distinct_rank", "set_count", "sets", "walk_bound"]
 
 
 def set_count(n: int, addends: int, distinct: bool) -> int:
@@ -164,3 +164,16 @@ class DistinctWalk:
                 yield from self._extend([*chosen, word], rest, fits, top)
                 if self.halted:
                     return
+
+
+def walk_bound(masks: list[int], addends: int, base: int) -> int:
+    """At most how many sets DistinctWalk looks at: for each last word, the sets of fewer than
+    `addends` words of those that fit with it (each set it looks at is one, and so is each
+    step towards one), so a walk that passes over most sets is weighed by what it looks at."""
+    total = 0
+    for top, letters in enumerate(masks):
+        if letters.bit_count() > base:
+            continue
+        partners = sum(1 for other in masks[:top] if (letters | other).bit_count() <= base)
+        total += sum(comb(partners, size) for size in range(addends))
+    return total

@@ -41,7 +41,7 @@ from itertools import chain, islice
 from math import comb, perm
 from time import monotonic, perf_counter
 
-from .addends import DistinctWalk, set_count, sets
+from .addends import DistinctWalk, set_count, sets, walk_bound
 from .language.errors import ErrorCode, PuzzleError
 from .language.folding import fold, fold_case
 from .language.options import LeadingZeros
@@ -206,12 +206,27 @@ def check_counts(addends: object, solutions: object) -> tuple[int, int]:
     return checked_addends, checked_solutions
 
 
-def check_reach(count: int, addends: int, seconds: float, distinct: bool = False) -> int:
+def check_reach(
+    count: int,
+    addends: int,
+    seconds: float,
+    distinct: bool = False,
+    words: list[str] | None = None,
+    base: int = 10,
+) -> int:
     """The sets of addends a run over `count` words goes through (`distinct`: no word twice),
     if it can walk them within `seconds` at SETS_PER_SECOND (PuzzleError naming
-    "options.addends" otherwise)."""
+    "options.addends" otherwise). Sets of distinct `words` (given) that are too many are
+    weighed by what their walk looks at in the base (addends.walk_bound) instead: most of
+    them are passed over whole."""
     sets = set_count(count, addends, distinct)
     most = int(seconds * SETS_PER_SECOND)
+    if sets > most and distinct and words is not None:
+        letters: dict[str, int] = {}
+        masks = [sum(1 << letters.setdefault(x, len(letters)) for x in set(w)) for w in words]
+        walked = walk_bound(masks, addends, base)
+        if walked <= most:
+            return walked
     if sets > most:
         raise PuzzleError(
             ErrorCode.SETS_OUT_OF_REACH,

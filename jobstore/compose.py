@@ -99,7 +99,8 @@ def admit_compose(words: object, options: object, most: int, seconds: float) -> 
     checked = check_words(words, most)
     word_list = WordList(tuple(checked), check_compose_options(options))
     settings = word_list.settings
-    check_reach(len(checked), int(settings["addends"]), seconds, bool(settings["distinct_words"]))
+    distinct, base = bool(settings["distinct_words"]), int(settings["base"])
+    check_reach(len(checked), int(settings["addends"]), seconds, distinct, checked, base)
     payload = json.dumps([Mode.COMPOSE.value, word_list.text, word_list.options()], sort_keys=True)
     fingerprint = hashlib.sha256(payload.encode()).hexdigest()
     # Never small: a run lists every set of addends (its band is BIG's, as a big enumeration).

@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     check_counts(args.addends, args.solutions)
     check_base(args.base)
     words = check_word_count(_words(args))
-    check_reach(len(words), args.addends, REACH_SECONDS, args.distinct_words)
+    check_reach(len(words), args.addends, REACH_SECONDS, args.distinct_words, words, args.base)
     started = time.perf_counter()
     tally = Tally()
     held: list[tuple[Composed, Rating]] = []  # results to print in order, at the end

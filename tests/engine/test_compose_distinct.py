@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from alphametic.addends import DistinctWalk
+from alphametic.addends import DistinctWalk, walk_bound
 from alphametic.cli.main import main
 from alphametic.compose import Tally, candidates, check_reach, compose, groups, words_of
 from alphametic.language.errors import ErrorCode, PuzzleError
@@ -206,3 +206,33 @@ def test_the_walk_halted_anywhere_resumes_where_it_said(stop_at: int) -> None:
     assert given == [item for item in whole if item[0] < stopped]
     rest = list(DistinctWalk(masks, 5, 10, (stopped, total), None).sets())
     assert given + rest == whole
+
+
+@pytest.mark.parametrize("addends", [2, 3, 5, 7])
+def test_the_walk_looks_at_no_more_sets_than_its_bound(addends: int) -> None:
+    words = words_of(COLOURS.read_text().splitlines())
+    masks = [sum(1 << (ord(x) - ord("A")) for x in set(word)) for word in words]
+    total = groups(words, addends, distinct=True)
+    walk = DistinctWalk(masks, addends, 10, (0, total), None)
+    given = sum(1 for _ in walk.sets())
+    tops = sum(1 for mask in masks if mask.bit_count() <= 10)  # each last word is looked at
+    bound = walk_bound(masks, addends, 10)
+    assert given <= walk.steps + tops <= bound < total
+
+
+def test_the_reach_of_distinct_words_is_what_their_walk_looks_at(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Seven of the 143 colours make 2.1e11 sets, past a day's walk at 200,000 a second, but
+    the walk looks at 3.4e9 at most (those of words that fit with the last one): admitted;
+    eight (3.7e10 at most) are not."""
+    words = words_of(COLOURS.read_text().splitlines())
+    day = 86_400.0
+    with pytest.raises(PuzzleError):
+        check_reach(len(words), 7, day, distinct=True)  # the sets alone
+    assert check_reach(len(words), 7, day, True, words) < groups(words, 7, distinct=True)
+    with pytest.raises(PuzzleError) as refused:
+        check_reach(len(words), 8, day, True, words)
+    assert "3,553,074,951,283 sets" in str(refused.value)
+    assert main(["compose", "--count", "--distinct-words", "--addends", "7", str(COLOURS)]) == 0
+    assert capsys.readouterr().out == "15\n"  # Cryptator's database: 15
