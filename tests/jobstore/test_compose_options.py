@@ -4,10 +4,12 @@ weighed by the sets of distinct words when the store checks a run can walk the l
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from alphametic.language.errors import ErrorCode, PuzzleError
-from jobstore import OptionsError
+from jobstore import Mode, OptionsError
 from jobstore.compose import WordList, admit_compose, check_compose_options
 
 WORDS = ["AB", "BA", "CC", "ABC"]
@@ -51,3 +53,15 @@ def test_the_reach_is_weighed_by_sets_of_distinct_words() -> None:
     admitted = admit_compose(words, {"addends": 10, "distinct_words": True}, 100, 500.0)
     assert isinstance(admitted.puzzle, WordList)
     assert admitted.puzzle.options()["distinct_words"] is True
+
+
+def test_distinct_words_too_many_sets_are_weighed_by_their_walk() -> None:
+    """Seven of Cryptator's 143 colours: 2.1e11 sets, but a walk of at most 3.4e9 in base 10
+    (admitted with a day's search); in base 36 every set fits, and the list is refused."""
+    path = Path(__file__).resolve().parents[1] / "data" / "cryptator" / "colors.txt"
+    words = path.read_text().split()
+    options = {"addends": 7, "distinct_words": True}
+    assert admit_compose(words, options, 200, 86_400.0).mode is Mode.COMPOSE
+    with pytest.raises(PuzzleError) as refused:
+        admit_compose(words, {**options, "base": 36}, 200, 86_400.0)
+    assert refused.value.code is ErrorCode.SETS_OUT_OF_REACH
