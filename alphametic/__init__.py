@@ -5,8 +5,9 @@ and its optional compiled core) · steps/ (the expression engine) · explain/ (e
 their texts per language) · cli/ (the command line) · wordlists/ (built-in word lists to
 compose from). Modules: search.py (exact, stoppable search over either engine; sizes,
 estimates and shards) · render.py (a solution as a column sum, a table or a line) ·
-compose.py (every sum of words from a list with exactly K solutions) · __main__.py (python -m
-alphametic).
+compose.py (every sum of words from a list with exactly K solutions) · addends.py (the sets of
+addends a composition walks, in order, by index) · patterns.py (sums by letter pattern: the
+composer's memo) · __main__.py (python -m alphametic).
 """
 
 from .language.errors import ErrorCode

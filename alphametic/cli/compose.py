@@ -16,6 +16,7 @@ from ..compose import (
     check_reach,
     check_word_count,
     compose,
+    count,
     words_of,
 )
 from ..explain.walkthrough import explain
@@ -49,8 +50,8 @@ def add_parser(commands: Any) -> None:
         "compose",
         help="find every sum of words from a list that has exactly K solutions",
         description="Compose puzzles: every W1 + ... + WN = R of words from WORDS (a word may "
-        "repeat as an addend, each set of addends once, R none of them) with exactly K "
-        "solutions, each with its difficulty.",
+        "repeat as an addend unless --distinct-words, each set of addends once, R none of "
+        "them) with exactly K solutions, each with its difficulty.",
         epilog="exit status: 0 some found, 1 none found, 2 bad input, 130 interrupted.",
     )
     compose_command.add_argument(
@@ -68,6 +69,16 @@ def add_parser(commands: Any) -> None:
         choices=[p.value for p in LeadingZeros],
         metavar="POLICY",
         help="multi-letter (default), allow, or every-word",
+    )
+    compose_command.add_argument(
+        "--distinct-words",
+        action="store_true",
+        help="no word twice in a sum: the addends distinct words, the result none of them",
+    )
+    compose_command.add_argument(
+        "--count",
+        action="store_true",
+        help="print only how many there are (none listed or rated: faster)",
     )
     compose_command.add_argument("--json", action="store_true", help="print JSON lines")
     compose_command.add_argument(
@@ -102,12 +113,15 @@ def run(args: argparse.Namespace) -> int:
     check_counts(args.addends, args.solutions)
     check_base(args.base)
     words = check_word_count(_words(args))
-    check_reach(len(words), args.addends, REACH_SECONDS)
+    check_reach(len(words), args.addends, REACH_SECONDS, args.distinct_words, words, args.base)
     started = time.perf_counter()
     tally = Tally()
     held: list[tuple[Composed, Rating]] = []  # results to print in order, at the end
     console = Console(sys.stdout, None)
     with catch_interrupt(console):
+        if args.count:
+            _count(args, words, tally, console)
+            return _summary(tally, started, console)
         try:
             found = compose(
                 words,
@@ -117,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
                 solutions=args.solutions,
                 tally=tally,
                 stop=lambda: console.stop_requested,
+                distinct_words=args.distinct_words,
             )
             if args.order == ORDERS[0]:
                 for composed in found:
@@ -129,6 +144,35 @@ def run(args: argparse.Namespace) -> int:
             for composed, rating in held:
                 console.line(_line(composed, rating, args.json))
             console.close()
+    return _summary(tally, started, console)
+
+
+def _count(args: argparse.Namespace, words: list[str], tally: Tally, console: Console) -> None:
+    """Count the results (none listed or rated) and print how many: a line, or JSON."""
+    try:
+        count(
+            words,
+            addends=args.addends,
+            base=args.base,
+            leading_zeros=args.leading_zeros,
+            solutions=args.solutions,
+            tally=tally,
+            stop=lambda: console.stop_requested,
+            distinct_words=args.distinct_words,
+        )
+    finally:
+        # Stopped: the count so far (its last set of addends perhaps not done whole).
+        done = "" if not console.stop_requested else " so far"
+        if args.json:
+            line = {"count": tally.results, "stopped": console.stop_requested}
+            console.line(json.dumps(line))
+        else:
+            console.line(f"{tally.results}{done}")
+        console.close()
+
+
+def _summary(tally: Tally, started: float, console: Console) -> int:
+    """Print how the run went (standard error); its exit status."""
     seconds = time.perf_counter() - started
     skipped = ", ".join(f"{n:,} by {why}" for why, n in sorted(tally.skipped.items()))
     print(
