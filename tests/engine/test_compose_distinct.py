@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from alphametic.addends import DistinctWalk, walk_bound
 from alphametic.cli.main import main
 from alphametic.compose import Tally, candidates, check_reach, compose, groups, words_of
+from alphametic.compose.addends import DistinctWalk, walk_bound
 from alphametic.language.errors import ErrorCode, PuzzleError
 from tests.support.words import DISTINCT_CASES as CASES
 from tests.support.words import brute_distinct, made_up

@@ -1,4 +1,4 @@
-"""The letter-pattern memo (alphametic.patterns): a key is a renaming and a reordering, and a
+"""The letter-pattern memo (compose.patterns): a key is a renaming and a reordering, and a
 composition that counts one candidate a pattern finds exactly what one that counts each finds."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from alphametic.compose import Tally, compose, words_of
-from alphametic.patterns import Memo, pattern
+from alphametic.compose.patterns import Memo, pattern
 
 GREEK = Path(__file__).resolve().parents[1] / "data" / "cryptator" / "greek.txt"
 

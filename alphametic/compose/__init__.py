@@ -26,10 +26,14 @@ candidate is pruned, every ASK_INTERVAL: no run goes long without looking at its
 check_reach refuses a list whose sets no run could walk in the seconds it has.
 
 With `distinct_words` (Cryptator's rule) no word is used twice: the addends are sets of
-distinct words, in the same kind of order (alphametic/addends.py), walked keeping only the
+distinct words, in the same kind of order (addends.py), walked keeping only the
 sets whose letters fit the base, so the others are counted whole. The column count answers a
-letter pattern counted before from a bounded memo (alphametic/patterns.py), kept on where it
+letter pattern counted before from a bounded memo (patterns.py), kept on where it
 saves time. count() and counted() count the results without building their puzzles.
+
+Modules of this folder: this one (the composer: candidates, their count, the checks of a list
+and its options) · addends.py (the sets of addends a composition walks, in order, by index) ·
+patterns.py (sums by letter pattern: the composer's memo).
 """
 
 from __future__ import annotations
@@ -43,14 +47,14 @@ from math import comb, perm
 from time import monotonic, perf_counter
 from typing import Any
 
+from ..language.errors import ErrorCode, PuzzleError
+from ..language.folding import codepoint, fold, fold_case, is_mark
+from ..language.options import LeadingZeros
+from ..language.puzzle import Puzzle, parse
+from ..linear.columns import counter
+from ..search import Search, as_dict
 from .addends import DistinctWalk, set_count, sets, walk_bound
-from .language.errors import ErrorCode, PuzzleError
-from .language.folding import codepoint, fold, fold_case, is_mark
-from .language.options import LeadingZeros
-from .language.puzzle import Puzzle, parse
-from .linear.columns import counter
 from .patterns import MEMO_SIZE, Memo, pattern
-from .search import Search, as_dict
 
 # The letter sets of a bucket that a set of addends leaves: each the positions of its words.
 Sets = Iterable[list[int]]
@@ -550,7 +554,7 @@ def compose(
     between candidates, and at least every ASK_INTERVAL while sets are walked with none (True:
     end here, `tally.position` saying where to go on). `distinct_words`: no word twice in a
     sum (the addends distinct sets of words, in the same order; groups(..., distinct=True)
-    counts them). The columns count one candidate a letter pattern (alphametic.patterns), at
+    counts them). The columns count one candidate a letter pattern (patterns.py), at
     most `patterns` of them remembered at once (0: each candidate counted)."""
     run = _Run(words, addends, base, LeadingZeros(leading_zeros), solutions, patterns, tally)
     for found in run.found(stop, start, end, distinct_words, listing=True):
