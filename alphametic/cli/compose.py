@@ -11,10 +11,12 @@ from typing import Any
 from ..compose import (
     Composed,
     Tally,
+    bad_words,
     by_difficulty,
     check_counts,
     check_reach,
     check_word_count,
+    check_words,
     compose,
     count,
     words_of,
@@ -79,6 +81,12 @@ def add_parser(commands: Any) -> None:
         "--count",
         action="store_true",
         help="print only how many there are (none listed or rated: faster)",
+    )
+    compose_command.add_argument(
+        "--skip-bad-words",
+        action="store_true",
+        help="leave out the words of WORDS that are not letters only (a vowel or tone mark, a "
+        "digit), naming them on stderr, instead of refusing the list",
     )
     compose_command.add_argument("--json", action="store_true", help="print JSON lines")
     compose_command.add_argument(
@@ -195,9 +203,22 @@ def _words(args: argparse.Namespace) -> list[str]:
         return words_of(word_list(args.list, args.first))
     try:
         with open_batch(args.words) as source:
-            return words_of(source)
+            typed = [word for line in source if not _comment(line) for word in line.split()]
     except OSError as exc:
         raise ComposeError(f"cannot read {args.words}: {exc.strerror or exc}") from exc
+    # Every word that is not letters only is named at once (PuzzleError), or left out.
+    words = check_words(typed, skip_bad=args.skip_bad_words)
+    skipped = [fault["word"] for fault in bad_words(typed)] if args.skip_bad_words else []
+    if skipped:
+        print(f"alphametic: left out {len(skipped):,} word(s) not letters only: "
+              f"{', '.join(skipped)}", file=sys.stderr)  # fmt: skip
+    return words
+
+
+def _comment(line: str) -> bool:
+    """Whether a line of a word file is blank or a comment (starts with #)."""
+    text = line.strip()
+    return not text or text.startswith("#")
 
 
 def _rating(composed: Composed) -> Rating:
