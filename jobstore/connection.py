@@ -79,14 +79,18 @@ OutOfMemory = redis.exceptions.OutOfMemoryError
 # Seconds a client refused because Redis is at its memory limit is told to wait.
 FULL_RETRY = 10
 
-# Errors that mean "Redis cannot take this call right now": unreachable, or at its memory
-# limit (a Lua bug is not one of them). Whoever catches them waits and tries again.
+# Errors that mean "Redis cannot take this call right now": unreachable, at its memory
+# limit, or without a script it had (a Lua bug is none of them). Whoever catches them waits
+# and tries again.
 UNREACHABLE: tuple[type[BaseException], ...] = (
     redis.exceptions.ConnectionError,
     redis.exceptions.TimeoutError,
     OperationalError,
     ConnectionError,
     OutOfMemory,
+    # A script refused unrun by a server that lost its scripts under the call (a restart or a
+    # failover between a pipeline's loading them and its retried run): the next call loads.
+    redis.exceptions.NoScriptError,
 )
 
 

@@ -28,11 +28,15 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import redis
+from redis.exceptions import NoScriptError
 
 from .connection import replicated
 from .model import TERMINAL
 
 FOLDER = Path(__file__).with_name("lua_scripts")
+# Runs of a script a call makes while Redis answers NOSCRIPT (each after loading it again):
+# a server that keeps losing its scripts is a restart or a failover, not a steady state.
+NOSCRIPT_TRIES = 10
 # Scripts that call a shared Lua function get its file put in front of their own.
 LIBRARIES = {
     "create": ("rate", "turn"),
@@ -142,9 +146,18 @@ class Scripts:
         script = self._registered[name]
         if pipe is not None:
             return script(keys=list(keys), args=list(args), client=pipe)
-        return replicated(
-            self._client, lambda on: script(keys=list(keys), args=list(args), client=on)
-        )
+        for tries_left in range(NOSCRIPT_TRIES - 1, -1, -1):
+            try:
+                return replicated(
+                    self._client, lambda on: script(keys=list(keys), args=list(args), client=on)
+                )
+            except NoScriptError:
+                # Refused unrun: the server lost its scripts (a restart, a failover) between
+                # their load and this run. redis-py loads a script again once per call only:
+                # a script's first use meeting a restart raised here, and failed its job.
+                if not tries_left:
+                    raise
+        raise AssertionError("unreachable")  # the loop returns or raises
 
     def call(self, transition: Transition, pipe: redis.client.Pipeline | None = None) -> Any:
         """Run one transition (as run())."""

@@ -65,9 +65,9 @@ def test_redis_restart_loses_nothing_and_runs_nothing_twice(
         raise AssertionError(
             f"{stuck}\n--- worker log (tail)\n{workers[0].log()[-8000:]}"
         ) from None
-    assert [job.state for job in outcome.jobs] == [State.SUCCEEDED] * len(jobs), [
-        (job.puzzle, job.options, job.state, job.error) for job in outcome.jobs
-    ]
+    ended = [(job.puzzle, job.options, job.state, job.error) for job in outcome.jobs]
+    if [job.state for job in outcome.jobs] != [State.SUCCEEDED] * len(jobs):
+        raise AssertionError(f"{ended}\n--- worker log (tail)\n{workers[0].log()[-8000:]}")
     for job in outcome.jobs:
         assert job.attempt <= 2, job.to_dict()
         # One ending per job (and shard), the current one: a write whose reply the restart

@@ -8,13 +8,17 @@ connection handed out) sees nothing, and the next call read the first one's repl
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from jobstore import Settings
+from jobstore import Keys, Settings
 from jobstore.connection import connect
+from jobstore.lua import Scripts
+from jobstore.transitions import Stored
 
 
 def test_a_pipeline_cut_off_between_its_replies_leaves_none_to_the_next_call(
@@ -37,3 +41,33 @@ def test_a_pipeline_cut_off_between_its_replies_leaves_none_to_the_next_call(
         pipe.execute()
     assert client.get("mine") == "my value"
     assert client.blpop(["nothing"], 0.01) is None
+
+
+def test_a_script_runs_though_the_server_keeps_losing_its_scripts(
+    fresh_settings: Callable[..., Settings],
+) -> None:
+    """While another client flushes the script cache every 0.3 ms (as a restart or a
+    failover empties it), every call of a script still runs: one refused NOSCRIPT after its
+    load is loaded and run again (redis-py loads once a call; a script's first use meeting a
+    Redis restart failed its job with "NoScriptError")."""
+    settings = fresh_settings()
+    client = connect(settings)
+    keys = Keys(settings.key_prefix)
+    client.rpush(keys.solutions("a"), "x" * 12)
+    scripts = Scripts(client)
+    stop = threading.Event()
+
+    def flush() -> None:
+        flusher = connect(settings)
+        while not stop.is_set():
+            flusher.script_flush()
+            time.sleep(0.0003)
+
+    thread = threading.Thread(target=flush, daemon=True)
+    thread.start()
+    try:
+        answers = [scripts.call(Stored(keys, ["a"], 4, 3)) for _ in range(3000)]
+    finally:
+        stop.set()
+        thread.join(5)
+    assert answers == [[3]] * 3000
