@@ -3,7 +3,8 @@
 A caller can be cut off between sending and reading (a Celery soft time limit raised by a
 signal, a reply of a pipeline it cannot parse): the connection goes back to the pool with
 replies on their way. When they have not arrived yet, redis-py's own check (data waiting on a
-connection handed out) sees nothing, and the next call read the first one's replies.
+connection handed out) sees nothing, and the next call read the first one's replies. And a
+script still runs on a server that lost its scripts between their load and its run.
 """
 
 from __future__ import annotations
