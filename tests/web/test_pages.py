@@ -78,6 +78,20 @@ def test_post_redirect_get_draws_the_sum(
     assert 'id="run-again"' in page and 'id="edit"' in page
 
 
+def test_a_small_solve_tells_the_positions_it_tried(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    # One piece, a few nodes: its final write carries them all (it used to say 0).
+    job_id = job_id_of(submit(client, puzzle="SEND + MORE = MONEY", base="10"))
+    job = wait_job(job_store, job_id)
+    assert job.state == "succeeded" and job.nodes > 0
+    status = client.get(f"/api/jobs/{job_id}").get_json()
+    assert status["nodes"] == job.nodes > 0
+    page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
+    shown = re.search(r'<dd id="nodes">([0-9,]+)</dd>', page)
+    assert shown and int(shown.group(1).replace(",", "")) == job.nodes
+
+
 def test_no_solution_is_said(client: FlaskClient, job_store: JobStore, web_workers: Any) -> None:
     for mode in ("solve", "enumerate"):
         job_id = job_id_of(submit(client, puzzle="AB + DC = CBB", mode=mode))
