@@ -3,10 +3,10 @@
 Folders: language/ (puzzle text -> Puzzle, options, errors) · linear/ (the plain-sum engine
 and its optional compiled core) · steps/ (the expression engine) · explain/ (explanations and
 their texts per language) · cli/ (the command line) · wordlists/ (built-in word lists to
-compose from). Modules: search.py (exact, stoppable search over either engine; sizes,
-estimates and shards) · render.py (a solution as a column sum, a table or a line) ·
-compose.py (every sum of words from a list with exactly K solutions) · __main__.py (python -m
-alphametic).
+compose from) · compose/ (every sum of words from a list with exactly K solutions: the
+composer, the sets of addends it walks, its letter-pattern memo). Modules: search.py (exact,
+stoppable search over either engine; sizes, estimates and shards) · render.py (a solution as a
+column sum, a table or a line) · __main__.py (python -m alphametic).
 """
 
 from .language.errors import ErrorCode

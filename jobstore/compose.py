@@ -1,7 +1,8 @@
 """A compose job: its word list and options admitted, and its results kept by puzzle text.
 
 A compose job's `puzzle` is its word list (the distinct words, folded as puzzles are, space
-separated) and its `letters` the letters they use; its results live apart from solutions
+separated) and its `letters` the letters they use (`count_only`: its results are counted into
+its `found`, none stored); its results live apart from solutions
 (keys.composed: puzzle text -> the result as JSON, and their order), so a result found again
 after a resume (the engine's ranges restart at a set of addends) is stored once.
 """
@@ -30,13 +31,19 @@ from .keys import Keys
 from .model import TERMINAL, Mode, ResultOrder, State
 from .shards import shard_id
 
-OPTION_NAMES = frozenset({"addends", "base", "leading_zeros", "solutions"})
+OPTION_NAMES = frozenset(
+    {"addends", "base", "count_only", "distinct_words", "leading_zeros", "solutions"}
+)
+# Options that are true or false (JSON booleans), false when not given.
+SWITCHES = ("count_only", "distinct_words")
 # Words that are not one word of letters are left out, not refused: the job's options then
 # name them (`skipped_words`, as typed, each once).
 SKIP_BAD_WORDS = "skip_bad_words"
 DEFAULTS: dict[str, Any] = {
     "addends": 2,
     "base": 10,
+    "count_only": False,
+    "distinct_words": False,
     "leading_zeros": alphametic.LeadingZeros.MULTI_LETTER.value,
     "solutions": 1,
 }
@@ -85,7 +92,13 @@ def check_compose_options(options: object) -> dict[str, Any]:
         options.get("leading_zeros", DEFAULTS["leading_zeros"]),
         None,
     )
-    return {"addends": addends, "base": base, "leading_zeros": policy.value, "solutions": solutions}
+    checked = {"addends": addends, "base": base, "leading_zeros": policy.value}
+    for name in SWITCHES:
+        value = options.get(name, DEFAULTS[name])
+        if not isinstance(value, bool):
+            raise OptionsError(f"'options.{name}' must be true or false.", f"options.{name}")
+        checked[name] = value
+    return {**checked, "solutions": solutions}
 
 
 def _skipping(options: object) -> dict[str, Any]:
@@ -108,7 +121,8 @@ def admit_compose(words: object, options: object, most: int, seconds: float) -> 
     if skip and isinstance(words, list):  # the words left out, as typed
         settings["skipped_words"] = [fault["word"] for fault in bad_words(words)]
     word_list = WordList(tuple(checked), settings)
-    check_reach(len(checked), int(word_list.settings["addends"]), seconds)
+    distinct, base = bool(settings["distinct_words"]), int(settings["base"])
+    check_reach(len(checked), int(settings["addends"]), seconds, distinct, checked, base)
     payload = json.dumps([Mode.COMPOSE.value, word_list.text, word_list.options()], sort_keys=True)
     fingerprint = hashlib.sha256(payload.encode()).hexdigest()
     # Never small: a run lists every set of addends (its band is BIG's, as a big enumeration).

@@ -23,7 +23,7 @@ from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 
-from alphametic.compose import Composed, Tally, compose, groups
+from alphametic.compose import Composed, Tally, compose, counted, groups
 from alphametic.explain.walkthrough import explain
 from alphametic.search import NODES_PER_SECOND
 from jobstore import Job, Settings, State, shards
@@ -76,7 +76,13 @@ class ComposeRun:
         self.job = job
         self.words = job.puzzle.split()
         self.options: dict[str, Any] = job.options
-        self.total = groups(self.words, int(self.options["addends"]))
+        # Jobs stored before the options came have none: words may repeat in their sums.
+        self.distinct = bool(self.options.get("distinct_words", False))
+        self.count_only = bool(self.options.get("count_only", False))
+        # A count's results: those of the sets done, and of its last set so far.
+        self.counted = self.in_group = 0
+        self.last_group = -1
+        self.total = groups(self.words, int(self.options["addends"]), self.distinct)
         # A shard's range of the sets of addends (its prefix), else every one of them.
         self.first, self.end = (job.prefix[0], job.prefix[1]) if job.parent else (0, self.total)
         attempt.yield_to_lanes_of(job.mode)
@@ -111,6 +117,8 @@ class ComposeRun:
 
     def execute(self) -> Outcome:
         """Compose to the end of the list or until told otherwise; return what happened."""
+        if self.count_only:
+            return self.count()
         found = compose(
             self.words,
             addends=int(self.options["addends"]),
@@ -121,6 +129,7 @@ class ComposeRun:
             stop=self.check,
             start=self.start,
             end=self.end,
+            distinct_words=self.distinct,
         )
         try:
             for composed in found:
@@ -132,6 +141,39 @@ class ComposeRun:
         except SoftTimeLimitExceeded:
             self.outcome = FAILED  # Celery's backstop to the deadline interrupted it
         return self.finish()
+
+    def count(self) -> Outcome:
+        """Count the results without storing them (`count_only`): the job's `found` is those
+        of the sets of addends before the checkpoint, so a resumed run counts none twice."""
+        found = counted(
+            self.words,
+            addends=int(self.options["addends"]),
+            base=int(self.options["base"]),
+            leading_zeros=str(self.options["leading_zeros"]),
+            solutions=int(self.options["solutions"]),
+            tally=self.tally,
+            stop=self.check,
+            start=self.start,
+            end=self.end,
+            distinct_words=self.distinct,
+        )
+        try:
+            for group in found:
+                if group != self.last_group:  # the sets before this one are done
+                    self.counted += self.in_group
+                    self.last_group, self.in_group = group, 0
+                self.in_group += 1
+        except SoftTimeLimitExceeded:
+            self.outcome = FAILED
+        return self.finish()
+
+    @property
+    def found(self) -> int:
+        """Results found so far in the sets before the checkpoint (a count), or stored."""
+        if not self.count_only:
+            return self.stored
+        done = self.in_group if self.tally.position > self.last_group else 0
+        return self.stored + self.counted + done
 
     def entry(self, composed: Composed) -> tuple[str, str]:
         """A result as stored: its puzzle text, and its body with its difficulty."""
@@ -172,7 +214,7 @@ class ComposeRun:
         nodes = self.searched_before + self.tally.searched
         # One found past the cap counts: found > stored says the list was cut (as an
         # enumeration's does; finish.lua reads a sharded job's cut from it).
-        found = self.stored + (1 if self.full else 0)
+        found = self.found + (1 if self.full else 0)
         ran = self.ran_before + time.monotonic() - self.started
         if not final:  # with its checkpoint: what the next claim sets back
             eta, limit_at = self.estimate(progress)
@@ -202,7 +244,7 @@ class ComposeRun:
         elapsed = time.monotonic() - self.started
         self.yield_to = yielding_lanes(self.job.lane, elapsed, self.settings.time_slice)
         try:
-            if self.pending or not self.synced:
+            if (self.pending or not self.synced) and not self.count_only:
                 status, self.stored = self.attempt.store_composed(self.pending)
                 self.synced = True
                 if status is Kept.REFUSED:
@@ -271,11 +313,14 @@ class ComposeRun:
         return reason
 
 
-def plan(settings: Settings, words: list[str], addends: int) -> list[tuple[tuple[int, ...], float]]:
+def plan(
+    settings: Settings, words: list[str], addends: int, distinct: bool = False
+) -> list[tuple[tuple[int, ...], float]]:
     """The shards ((start, end) of the sets of addends, share) of a big list, or [] when it
     should run whole: about shard_count of them, none much below a quarter of the threshold's
-    work (each costs a task hand-off), equal in sets (each set has about as many candidates)."""
-    total = groups(words, addends)
+    work (each costs a task hand-off), equal in sets (each set has about as many candidates).
+    `distinct`: sets of distinct words."""
+    total = groups(words, addends, distinct)
     nodes = total * len(words) / CANDIDATES_PER_SECOND * NODES_PER_SECOND
     if settings.shard_threshold <= 0 or nodes < settings.shard_threshold or total < 2:
         return []
@@ -287,7 +332,8 @@ def plan(settings: Settings, words: list[str], addends: int) -> list[tuple[tuple
 
 def split(handle: Handle, attempt: Attempt, job: Job) -> bool:
     """Shard the claimed compose job and send its shards in list order; False = run it whole."""
-    parts = plan(handle.settings, job.puzzle.split(), int(job.options["addends"]))
+    distinct = bool(job.options.get("distinct_words", False))
+    parts = plan(handle.settings, job.puzzle.split(), int(job.options["addends"]), distinct)
     return send_shards(handle, attempt, job, parts, in_order=True)
 
 

@@ -11,11 +11,14 @@ from typing import Any
 from ..compose import (
     Composed,
     Tally,
+    bad_words,
     by_difficulty,
     check_counts,
     check_reach,
     check_word_count,
+    check_words,
     compose,
+    count,
     words_of,
 )
 from ..explain.walkthrough import explain
@@ -49,8 +52,8 @@ def add_parser(commands: Any) -> None:
         "compose",
         help="find every sum of words from a list that has exactly K solutions",
         description="Compose puzzles: every W1 + ... + WN = R of words from WORDS (a word may "
-        "repeat as an addend, each set of addends once, R none of them) with exactly K "
-        "solutions, each with its difficulty.",
+        "repeat as an addend unless --distinct-words, each set of addends once, R none of "
+        "them) with exactly K solutions, each with its difficulty.",
         epilog="exit status: 0 some found, 1 none found, 2 bad input, 130 interrupted.",
     )
     compose_command.add_argument(
@@ -68,6 +71,22 @@ def add_parser(commands: Any) -> None:
         choices=[p.value for p in LeadingZeros],
         metavar="POLICY",
         help="multi-letter (default), allow, or every-word",
+    )
+    compose_command.add_argument(
+        "--distinct-words",
+        action="store_true",
+        help="no word twice in a sum: the addends distinct words, the result none of them",
+    )
+    compose_command.add_argument(
+        "--count",
+        action="store_true",
+        help="print only how many there are (none listed or rated: faster)",
+    )
+    compose_command.add_argument(
+        "--skip-bad-words",
+        action="store_true",
+        help="leave out the words of WORDS that are not letters only (a vowel or tone mark, a "
+        "digit), naming them on stderr, instead of refusing the list",
     )
     compose_command.add_argument("--json", action="store_true", help="print JSON lines")
     compose_command.add_argument(
@@ -102,12 +121,15 @@ def run(args: argparse.Namespace) -> int:
     check_counts(args.addends, args.solutions)
     check_base(args.base)
     words = check_word_count(_words(args))
-    check_reach(len(words), args.addends, REACH_SECONDS)
+    check_reach(len(words), args.addends, REACH_SECONDS, args.distinct_words, words, args.base)
     started = time.perf_counter()
     tally = Tally()
     held: list[tuple[Composed, Rating]] = []  # results to print in order, at the end
     console = Console(sys.stdout, None)
     with catch_interrupt(console):
+        if args.count:
+            _count(args, words, tally, console)
+            return _summary(tally, started, console)
         try:
             found = compose(
                 words,
@@ -117,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
                 solutions=args.solutions,
                 tally=tally,
                 stop=lambda: console.stop_requested,
+                distinct_words=args.distinct_words,
             )
             if args.order == ORDERS[0]:
                 for composed in found:
@@ -129,6 +152,35 @@ def run(args: argparse.Namespace) -> int:
             for composed, rating in held:
                 console.line(_line(composed, rating, args.json))
             console.close()
+    return _summary(tally, started, console)
+
+
+def _count(args: argparse.Namespace, words: list[str], tally: Tally, console: Console) -> None:
+    """Count the results (none listed or rated) and print how many: a line, or JSON."""
+    try:
+        count(
+            words,
+            addends=args.addends,
+            base=args.base,
+            leading_zeros=args.leading_zeros,
+            solutions=args.solutions,
+            tally=tally,
+            stop=lambda: console.stop_requested,
+            distinct_words=args.distinct_words,
+        )
+    finally:
+        # Stopped: the count so far (its last set of addends perhaps not done whole).
+        done = "" if not console.stop_requested else " so far"
+        if args.json:
+            line = {"count": tally.results, "stopped": console.stop_requested}
+            console.line(json.dumps(line))
+        else:
+            console.line(f"{tally.results}{done}")
+        console.close()
+
+
+def _summary(tally: Tally, started: float, console: Console) -> int:
+    """Print how the run went (standard error); its exit status."""
     seconds = time.perf_counter() - started
     skipped = ", ".join(f"{n:,} by {why}" for why, n in sorted(tally.skipped.items()))
     print(
@@ -151,9 +203,22 @@ def _words(args: argparse.Namespace) -> list[str]:
         return words_of(word_list(args.list, args.first))
     try:
         with open_batch(args.words) as source:
-            return words_of(source)
+            typed = [word for line in source if not _comment(line) for word in line.split()]
     except OSError as exc:
         raise ComposeError(f"cannot read {args.words}: {exc.strerror or exc}") from exc
+    # Every word that is not letters only is named at once (PuzzleError), or left out.
+    words = check_words(typed, skip_bad=args.skip_bad_words)
+    skipped = [fault["word"] for fault in bad_words(typed)] if args.skip_bad_words else []
+    if skipped:
+        print(f"alphametic: left out {len(skipped):,} word(s) not letters only: "
+              f"{', '.join(skipped)}", file=sys.stderr)  # fmt: skip
+    return words
+
+
+def _comment(line: str) -> bool:
+    """Whether a line of a word file is blank or a comment (starts with #)."""
+    text = line.strip()
+    return not text or text.startswith("#")
 
 
 def _rating(composed: Composed) -> Rating:

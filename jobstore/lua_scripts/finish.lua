@@ -39,9 +39,12 @@ if failed and not flagged then state = 'failed' elseif canceled or failed then s
 -- Short of 1 as a running job's (jobstore/shards.py merged): progress never goes down.
 if state == 'succeeded' then progress = 1 else progress = math.min(progress, 1 - 2 ^ -40) end
 -- Stored fewer than found: the job's cap, or (when a shard says so) its client's budget. A
--- count stores none by design: never truncated.
+-- count, or a compose job's count_only (its options JSON, sorted keys, as the store wrote
+-- it), stores none by design: never truncated.
 local truncated, why = '0', ''
-local counting = redis.call('HGET', KEYS[1], 'mode') == 'count'
+local kind = redis.call('HMGET', KEYS[1], 'mode', 'options')
+local counting = kind[1] == 'count' or
+  (kind[1] == 'compose' and string.find(kind[2] or '', '"count_only": true', 1, true) ~= nil)
 if not counting and tonumber(redis.call('HGET', KEYS[1], 'stored_all') or '0') < found then
   truncated, why = '1', 'cap'
   for i = 1, n do

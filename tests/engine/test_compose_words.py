@@ -10,6 +10,7 @@ import pytest
 from alphametic import parse
 from alphametic.compose import LONGEST_WORD, bad_words, check_words
 from alphametic.language.errors import ErrorCode, PuzzleError
+from tests.support import cli
 
 # Common Thai words with vowel and tone marks (combining: not letters of their own).
 THAI_MARKED = ["ที่", "ไม่", "เป็น", "ได้", "นี้"]
@@ -74,3 +75,19 @@ def test_skipping_still_needs_two_words_and_short_ones() -> None:
     with pytest.raises(PuzzleError) as caught:
         check_words("SEND MORE", skip_bad=True)
     assert caught.value.code is ErrorCode.WORD_LIST_NOT_A_LIST
+
+
+def test_the_command_line_names_every_bad_word_of_a_file_or_leaves_them_out() -> None:
+    """`alphametic compose FILE` refuses a list with bad words naming each (exit 2), as the
+    service does; with --skip-bad-words it composes from the rest and names those left out
+    (before, they were dropped without a word)."""
+    text = "\n".join(["# Thai", " ".join(THAI_PLAIN), *THAI_MARKED, "M0RE"]) + "\n"
+    refused = cli.run("compose", "-", stdin=text.encode())
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert "'ไม่' (U+0E48 THAI CHARACTER MAI EK)" in refused.stderr
+    assert "'M0RE'" in refused.stderr and "6;" in refused.stderr  # every one, counted
+    skipped = cli.run("compose", "--skip-bad-words", "--count", "-", stdin=text.encode())
+    assert skipped.returncode in (0, 1), skipped.stderr
+    assert "left out 6 word(s) not letters only: ที่, ไม่, เป็น, ได้, นี้, M0RE" in skipped.stderr
+    plain = cli.run("compose", "--count", "-", stdin=("\n".join(THAI_PLAIN) + "\n").encode())
+    assert skipped.stdout == plain.stdout  # composed from the plain words alone

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import redis
 
+from alphametic.compose import compose, count
 from jobstore import JobStore, Keys, ResultOrder, Settings, State
 from jobstore.shards import shard_id
 from tests.support.chaos import wait_until
@@ -156,3 +157,66 @@ def test_a_sharded_compose_job_is_listed_by_difficulty_across_its_shards(
         assert keys == sorted(keys)
         page, _ = store.composed(job.id, 5, 7, order)  # a page is a slice of that order
         assert page == listed[5:12]
+
+
+def test_a_sharded_distinct_job_lists_what_one_whole_distinct_run_lists(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    """No word twice: the shards are ranges of the sets of distinct words (fewer than the
+    multisets), and together they list one whole run's results in its order."""
+    settings = sharded(fresh_settings)
+    words = list(long_words())
+    parts = plan(settings, words, 2, distinct=True)
+    assert len(parts) > 1 and parts[-1][0][1] == len(words) * (len(words) - 1) // 2
+    store = store_factory(settings)
+    for _ in range(2):
+        worker_factory(settings, "enumerate", wait=False).wait_ready()
+    job = store.queue(store.admit_compose(words, {"distinct_words": True}))
+    done = wait_job(store, job.id, timeout=180)
+    assert done.state is State.SUCCEEDED and done.progress == 1.0, done
+    records = shard_records(settings, job.id)
+    assert {r["prefix"] for r in records} == {f"{lo},{hi}" for (lo, hi), _ in parts}
+    whole = [c.puzzle.text for c in compose(words, distinct_words=True)]
+    assert every_result(store, job.id) == whole and whole
+    assert done.solutions_found == len(whole) and not done.truncated
+
+
+def test_a_sharded_count_only_job_counts_what_one_whole_run_lists(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    """count_only: every shard counts its range's results into `found`, none stored; the job
+    ends with their sum, not truncated (it stored fewer than it found by design)."""
+    settings = sharded(fresh_settings)
+    store = store_factory(settings)
+    for _ in range(2):
+        worker_factory(settings, "enumerate", wait=False).wait_ready()
+    job = store.queue(store.admit_compose(list(long_words()), {"count_only": True}))
+    done = wait_job(store, job.id, timeout=180)
+    assert done.state is State.SUCCEEDED and done.progress == 1.0, done
+    assert len(shard_records(settings, job.id)) == 8
+    assert done.solutions_found == len(composed_list(long_words())) > 0
+    assert not done.truncated and every_result(store, job.id) == []
+
+
+def test_a_count_only_job_whose_worker_is_killed_counts_each_result_once(
+    fresh_settings: Callable[..., Settings], worker_factory: Any, store_factory: Any
+) -> None:
+    """A shard resumed at its checkpoint counts from there: its `found` held only the results
+    of the sets before it, so the sets after are counted once, by the run that finishes."""
+    settings = sharded(fresh_settings, lease_seconds=3.0)
+    words = list(long_words(150))  # 142 words: ~3.6 s of counting, ~0.5 s a shard
+    store = store_factory(settings)
+    first = worker_factory(settings, "enumerate")
+    job = store.queue(store.admit_compose(words, {"count_only": True}))
+
+    def under_way() -> bool:
+        records = shard_records(settings, job.id)
+        return any(r.get("state") == "running" and int(r.get("found") or 0) > 0 for r in records)
+
+    wait_until(under_way, 60, "a shard under way with results counted")
+    first.kill()
+    worker_factory(settings, "enumerate")
+    done = wait_job(store, job.id, timeout=180)
+    assert done.state is State.SUCCEEDED, done
+    assert any(int(r["attempt"]) == 2 for r in shard_records(settings, job.id))  # one re-ran
+    assert done.solutions_found == count(words) > 0 and not done.truncated

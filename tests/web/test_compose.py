@@ -58,7 +58,8 @@ def test_the_api_composes_what_the_brute_force_finds(
     options = {"addends": addends, "base": base, "leading_zeros": policy, "solutions": wanted}
     job = composed(client, job_store, {"words": WORDS, "options": options})
     assert job["state"] == "succeeded" and job["progress"] == 1.0, job
-    assert job["mode"] == "compose" and job["options"] == options
+    switches = {"distinct_words": False, "count_only": False}  # defaults filled in
+    assert job["mode"] == "compose" and job["options"] == {**options, **switches}
     expected = brute(WORDS, addends, base, policy, wanted)
     assert expected  # the case finds something, or it checks little
     items = all_results(client, job)
@@ -262,3 +263,45 @@ def test_results_are_listed_by_difficulty_when_asked(
         assert keys == sorted(keys)
     bad = assert_problem(client.get(f"{job['links']['results']}?order=best"), 422)
     assert bad["field"] == "order"
+
+
+def test_the_api_composes_with_distinct_words_as_the_command_line_does(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    words = ["AB", "BA", "CC", "ABC", "CAB", "BCA", "A", "B", "AD", "DAB", "CAD", "BAD"]
+    options = {"addends": 3, "base": 7, "distinct_words": True}
+    job = composed(client, job_store, {"words": words, "options": options})
+    assert job["options"]["distinct_words"] is True
+    printed = cli.run(
+        "compose", "--json", "--addends", "3", "--base", "7", "--distinct-words", "-",
+        stdin="\n".join(words).encode(),
+    )  # fmt: skip
+    by_cli = {line["puzzle"] for line in cli.json_lines(printed.stdout)}
+    listed = {item["puzzle"] for item in all_results(client, job, limit=100)}
+    assert listed == by_cli and listed
+    for text in listed:  # no word twice in any of them
+        terms = text.replace(" = ", " + ").split(" + ")
+        assert len(set(terms)) == len(terms), text
+
+
+def test_a_count_only_job_counts_what_the_command_line_counts(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    job = composed(client, job_store, {"words": WORDS, "options": {"base": 6, "count_only": True}})
+    printed = cli.run("compose", "--count", "--base", "6", "-", stdin="\n".join(WORDS).encode())
+    assert job["state"] == "succeeded" and not job["truncated"]
+    assert (
+        job["solutions_found"] == int(printed.stdout) == len(brute(WORDS, 2, 6, "multi-letter", 1))
+    )
+    page = client.get(job["links"]["results"]).get_json()
+    assert page["items"] == [] and page["total"] == 0
+
+
+@pytest.mark.parametrize("name", ["distinct_words", "count_only"])
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_a_switch_that_is_not_a_boolean_is_a_422(
+    client: FlaskClient, name: str, value: object
+) -> None:
+    body = {"mode": "compose", **AB, "options": {name: value}}
+    problem = assert_problem(client.post("/api/jobs", json=body), 422)
+    assert problem["field"] == f"options.{name}", problem

@@ -163,3 +163,29 @@ def test_a_running_jobs_page_says_when_found_puzzles_wait_for_earlier_parts(
             page = compose_pages.job_page(replace(unseen, solutions_found=found))
         note = re.search(r'id="listed-so-far">([^<]*)<', page)
         assert (note and says in note.group(1)) if says else note is None, (found, note)
+
+
+def test_the_form_s_checkboxes_go_into_the_job_and_back_into_the_form(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    """No word twice, count only: ticked, they are the job's options; its page says them,
+    and "Edit and resubmit" ticks them again."""
+    words = "\n".join(SMALL)
+    response = post_form(client, words=words, base="6", distinct_words="1", count_only="1")
+    assert response.status_code == 303
+    job_id = response.headers["Location"].rsplit("/", 1)[1]
+    done = wait_job(job_store, job_id, timeout=60)
+    assert done.options["distinct_words"] is True and done.options["count_only"] is True
+    page = client.get(f"/jobs/{job_id}?lang=th").get_data(as_text=True)
+    assert "ไม่ใช้คำซ้ำ" in page and 'id="count-only"' in page and "นับอย่างเดียว" in page
+    assert 'id="none-yet"' not in page  # nothing listed by design, said once
+    again = re.search(r'id="edit" class="button secondary" href="([^"]*)"', page)
+    assert again
+    form = client.get(unescape(again.group(1))).get_data(as_text=True)
+    assert 'name="distinct_words" value="1" checked' in form
+    assert 'name="count_only" value="1" checked' in form
+    plain = post_form(client, words=words, base="6")  # unticked: not sent, false
+    plain_id = plain.headers["Location"].rsplit("/", 1)[1]
+    assert wait_job(job_store, plain_id, timeout=60).options["distinct_words"] is False
+    fresh = client.get("/compose?lang=en").get_data(as_text=True)
+    assert 'name="distinct_words" value="1">' in fresh and "No word twice in a sum" in fresh

@@ -69,7 +69,10 @@ def test_an_export_keeps_the_symbols_in_utf_8(
     assert {"い": 2, "ち": 1, "に": 4} in rows and len(rows) == 4
     assert '"い":' in lines
     csv = client.get(f"/api/jobs/{done['id']}/export?format=csv").get_data(as_text=True)
-    assert csv.splitlines()[1] == "い,ち,に"
+    assert csv.splitlines()[0] == "い,ち,に"  # the header, first
+    url = f"/api/jobs/{done['id']}/export?format=csv&comment=1"
+    commented = client.get(url).get_data(as_text=True)
+    assert commented.splitlines()[0].startswith("# いち + いち = にい;")
 
 
 def test_api_errors_point_at_the_typed_character(client: FlaskClient) -> None:

@@ -129,6 +129,19 @@ def schemas(max_page: int) -> dict[str, Any]:
                     "maximum": COMPOSE_ADDENDS[1],
                     "description": "Compose only: words added in each sum (2 when not given).",
                 },
+                "distinct_words": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "Compose only: no word twice in a sum (the words added are "
+                    "distinct, and the result is none of them), as Cryptator composes; false "
+                    "when not given: a word may repeat as an addend.",
+                },
+                "count_only": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "Compose only: count the puzzles (the job's `found`) without "
+                    "listing or rating them; false when not given.",
+                },
                 "solutions": {
                     "type": "integer",
                     "minimum": COMPOSE_SOLUTIONS[0],

@@ -34,8 +34,12 @@ DEFAULT_FORM = {
     "solutions": str(DEFAULTS["solutions"]),
     "base": str(DEFAULTS["base"]),
     "leading_zeros": str(DEFAULTS["leading_zeros"]),
+    "distinct_words": "",  # a checkbox: sent ("1") only when ticked
+    "count_only": "",
     "skip_bad_words": "",  # "1" when ticked
 }
+# What a ticked checkbox sends, and what "Edit and resubmit" writes for an option set to true.
+TICKED = frozenset({"1", "on", "true"})
 # The built-in lists as the form offers them, each named in its own language.
 LIST_NAMES = {"en": "English", "ja": "日本語", "th": "ไทย"}
 FIRST_WORDS = 100
@@ -50,6 +54,11 @@ def words_typed(text: str) -> list[str]:
     """The words of the text box: one or more a line; a line starting with # is a comment."""
     lines = (line for line in text.splitlines() if not line.strip().startswith("#"))
     return [word for line in lines for word in line.split()]
+
+
+def ticked(sent: str) -> bool:
+    """Whether a checkbox's value (or a query prefill's) says yes."""
+    return sent.strip().lower() in TICKED
 
 
 def _number(typed: str) -> int | str:
@@ -72,6 +81,8 @@ def _show_form(values: dict[str, str], errors: dict[str, str], status: int = 422
         lists=[(name, LIST_NAMES[name]) for name in LISTS],
         chosen=chosen if chosen in LISTS else locale_tag().split("-")[0],
         first=values.get("first", FIRST_WORDS),
+        distinct=ticked(values.get("distinct_words", "")),
+        count_only=ticked(values.get("count_only", "")),
     )
     return (page, status) if errors else page
 
@@ -116,6 +127,8 @@ def create_compose_job() -> Any:
         "solutions": _number(values["solutions"]),
         "base": _number(values["base"]),
         "leading_zeros": values["leading_zeros"],
+        "distinct_words": ticked(values["distinct_words"]),
+        "count_only": ticked(values["count_only"]),
     }
     if values["skip_bad_words"]:
         options["skip_bad_words"] = True

@@ -24,6 +24,16 @@ starts. Set indexes are Python integers (a range starts by unranking its first s
 in), and a run asks its stop hook between candidates and, while it walks sets whose every
 candidate is pruned, every ASK_INTERVAL: no run goes long without looking at its flags.
 check_reach refuses a list whose sets no run could walk in the seconds it has.
+
+With `distinct_words` (Cryptator's rule) no word is used twice: the addends are sets of
+distinct words, in the same kind of order (addends.py), walked keeping only the
+sets whose letters fit the base, so the others are counted whole. The column count answers a
+letter pattern counted before from a bounded memo (patterns.py), kept on where it
+saves time. count() and counted() count the results without building their puzzles.
+
+Modules of this folder: this one (the composer: candidates, their count, the checks of a list
+and its options) · addends.py (the sets of addends a composition walks, in order, by index) ·
+patterns.py (sums by letter pattern: the composer's memo).
 """
 
 from __future__ import annotations
@@ -34,15 +44,17 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, islice
 from math import comb, perm
-from time import monotonic
+from time import monotonic, perf_counter
 from typing import Any
 
-from .language.errors import ErrorCode, PuzzleError
-from .language.folding import codepoint, fold, fold_case, is_mark
-from .language.options import LeadingZeros
-from .language.puzzle import Puzzle, parse
-from .linear.columns import counter
-from .search import Search, as_dict
+from ..language.errors import ErrorCode, PuzzleError
+from ..language.folding import codepoint, fold, fold_case, is_mark
+from ..language.options import LeadingZeros
+from ..language.puzzle import Puzzle, parse
+from ..linear.columns import counter
+from ..search import Search, as_dict
+from .addends import DistinctWalk, set_count, sets, walk_bound
+from .patterns import MEMO_SIZE, Memo, pattern
 
 # The letter sets of a bucket that a set of addends leaves: each the positions of its words.
 Sets = Iterable[list[int]]
@@ -102,6 +114,8 @@ __all__ = [
     "check_word_count",
     "check_words",
     "compose",
+    "count",
+    "counted",
     "groups",
     "words_of",
 ]
@@ -127,6 +141,7 @@ class Tally:
     searched: int = 0
     results: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
+    remembered: int = 0  # candidates answered by a letter pattern counted before
 
     def skip(self, why: str) -> None:
         """Count one candidate left out without a search, by its reason."""
@@ -238,11 +253,27 @@ def check_counts(addends: object, solutions: object) -> tuple[int, int]:
     return checked_addends, checked_solutions
 
 
-def check_reach(count: int, addends: int, seconds: float) -> int:
-    """The sets of addends a run over `count` words goes through, if it can walk them within
-    `seconds` at SETS_PER_SECOND (PuzzleError naming "options.addends" otherwise)."""
-    sets = comb(count + addends - 1, addends)
+def check_reach(
+    count: int,
+    addends: int,
+    seconds: float,
+    distinct: bool = False,
+    words: list[str] | None = None,
+    base: int = 10,
+) -> int:
+    """The sets of addends a run over `count` words goes through (`distinct`: no word twice),
+    if it can walk them within `seconds` at SETS_PER_SECOND (PuzzleError naming
+    "options.addends" otherwise). Sets of distinct `words` (given) that are too many are
+    weighed by what their walk looks at in the base (addends.walk_bound) instead: most of
+    them are passed over whole."""
+    sets = set_count(count, addends, distinct)
     most = int(seconds * SETS_PER_SECOND)
+    if sets > most and distinct and words is not None:
+        letters: dict[str, int] = {}
+        masks = [sum(1 << letters.setdefault(x, len(letters)) for x in set(w)) for w in words]
+        walked = walk_bound(masks, addends, base)
+        if walked <= most:
+            return walked
     if sets > most:
         raise PuzzleError(
             ErrorCode.SETS_OUT_OF_REACH,
@@ -380,61 +411,42 @@ class _Words:
                     del found[at]
         return found
 
-
-def groups(words: list[str], addends: int = 2) -> int:
-    """How many sets of addends a run over the words goes through."""
-    return comb(len(words) + addends - 1, addends)
-
-
-def _sets(
-    n: int, addends: int, start: int = 0, end: int | None = None
-) -> Iterator[tuple[int, ...]]:
-    """The sets of addends (positions in the list, each set ascending) from the `start`-th up
-    to the `end`-th, the list growing word by word: every set of the first k words comes before
-    any with word k+1. So a run cut short (at the results cap) has composed with the list's
-    first words (a frequency list's most common ones), not with its first word alone. Indexes
-    are Python integers: a range far past 2**63 starts at once (unranked, not skipped to)."""
-    last = comb(n + addends - 1, addends)
-    end = last if end is None else min(end, last)
-    if start >= end:
-        return
-    top, others = _unrank(start, addends, n)
-    for _ in range(end - start):
-        yield (*others, top)
-        if not _advance(others, top):  # every set whose last word is `top` is done
-            top, others = top + 1, [0] * (addends - 1)
-
-
-def _unrank(index: int, addends: int, n: int) -> tuple[int, list[int]]:
-    """The `index`-th set of addends of the run's order: its last word, and the others in
-    ascending order (the sets of the first `top` words come first, then those ending in word
-    `top` in lexicographic order)."""
-    low, high = 0, n - 1
-    while low < high:  # the last top with comb(top + addends - 1, addends) <= index
-        middle = (low + high + 1) // 2
-        if comb(middle + addends - 1, addends) <= index:
-            low = middle
-        else:
-            high = middle - 1
-    top, rank = low, index - comb(low + addends - 1, addends)
-    others: list[int] = []
-    least = 0
-    for place in range(addends - 1):
-        after = addends - 2 - place  # positions left once this one is chosen
-        while rank >= (below := comb(top - least + after, after)):
-            rank -= below  # every set with this word here comes earlier
-            least += 1
-        others.append(least)
-    return top, others
+    def results_of_distinct(
+        self, terms: tuple[int, ...], base: int, policy: LeadingZeros, tally: Tally
+    ) -> list[int]:
+        """results() for a set of distinct words whose letters fit (the walk passed over the
+        others): each other word is a candidate, left out for its length first (a bucket at
+        once), then for its letters."""
+        tally.candidates += len(self.ordered) - len(terms)
+        letters = 0
+        for t in terms:
+            letters |= self.masks[t]
+        low, high = _length_range([len(self.folded[t]) for t in terms], base, policy)
+        found: list[int] = []
+        room, inside, left_out = base - letters.bit_count(), 0, 0
+        for span, bucket in self.buckets.items():
+            if not low <= span <= high:
+                continue  # counted below, with the other buckets of the wrong length
+            inside += bucket.size
+            if bucket.most <= room:
+                found.extend(chain.from_iterable(bucket.sets.values()))
+            else:
+                kept = [
+                    p for mask, p in bucket.sets.items() if (letters | mask).bit_count() <= base
+                ]
+                found.extend(chain.from_iterable(kept))
+                left_out += bucket.size - sum(map(len, kept))
+        outside = sum(1 for t in terms if not low <= self.spans[t] <= high)  # not candidates
+        _skip(tally, "lengths", len(self.ordered) - inside - outside)
+        _skip(tally, "letters", left_out)
+        own = set(terms)  # an addend is never left out for its letters: it is taken out here
+        return sorted(p for p in found if p not in own)
 
 
-def _advance(others: list[int], top: int) -> bool:
-    """Move the others to the next ascending list of words up to `top` (False: none left)."""
-    for place in range(len(others) - 1, -1, -1):
-        if others[place] < top:
-            others[place:] = [others[place] + 1] * (len(others) - place)
-            return True
-    return False
+def groups(words: list[str], addends: int = 2, distinct: bool = False) -> int:
+    """How many sets of addends a run over the words goes through (`distinct`: sets of
+    distinct words)."""
+    return set_count(len(words), addends, distinct)
 
 
 def _searched(
@@ -446,16 +458,55 @@ def _searched(
     start: int,
     end: int | None,
     halt: Callable[[], bool] | None = None,
+    distinct: bool = False,
 ) -> Iterator[tuple[int, tuple[int, ...], list[int]]]:
     """Each set of addends from `start` up to `end` with the results worth a search (the
     others counted); `tally.position` moves on once the consumer is done with a set. `halt`
     is asked before each set (True: end here, at that set)."""
     tally.position = start
-    for group, terms in enumerate(_sets(len(words.ordered), addends, start, end), start):
+    if distinct:
+        yield from _searched_distinct(words, addends, base, policy, tally, start, end, halt)
+        return
+    for group, terms in enumerate(sets(len(words.ordered), addends, start, end), start):
         if halt is not None and halt():
             return
         yield group, terms, words.results(terms, base, policy, tally)
         tally.position = group + 1
+
+
+def _searched_distinct(
+    words: _Words,
+    addends: int,
+    base: int,
+    policy: LeadingZeros,
+    tally: Tally,
+    start: int,
+    end: int | None,
+    halt: Callable[[], bool] | None,
+) -> Iterator[tuple[int, tuple[int, ...], list[int]]]:
+    """_searched for sets of distinct words: those whose letters do not fit the base are
+    counted (every result of each skipped for its letters) without being walked one by one;
+    the list's words are taken as distinct (words_of and check_words give such lists)."""
+    n = len(words.ordered)
+    last = comb(n, addends)
+    stop = last if end is None else min(end, last)
+    each = n - addends  # the results of a set: every word but its own
+
+    def passed(upto: int) -> None:
+        """Count the sets from the position up to `upto` as skipped whole, for letters."""
+        if upto > tally.position:
+            tally.candidates += (upto - tally.position) * each
+            _skip(tally, "letters", (upto - tally.position) * each)
+            tally.position = upto
+
+    walk = DistinctWalk(words.masks, addends, base, (start, stop), halt)
+    for group, terms in walk.sets():
+        passed(group)
+        if not terms or (halt is not None and halt()):
+            return
+        yield group, terms, words.results_of_distinct(terms, base, policy, tally)
+        tally.position = group + 1
+    passed(stop)
 
 
 def _text(words: _Words, terms: tuple[int, ...], result: int) -> str:
@@ -471,13 +522,15 @@ def candidates(
     tally: Tally | None = None,
     start: int = 0,
     end: int | None = None,
+    distinct_words: bool = False,
 ) -> Iterator[tuple[int, str]]:
     """Each candidate worth a search with the index of its set of addends, in a fixed order,
     for the sets from `start` up to `end` (pruned ones counted; `tally.position` follows)."""
     tally = tally if tally is not None else Tally()
     policy = LeadingZeros(leading_zeros)  # the rules compare members: a str value works too
     listed = _Words(words, policy)
-    for group, terms, results in _searched(listed, addends, base, policy, tally, start, end):
+    walk = _searched(listed, addends, base, policy, tally, start, end, None, distinct_words)
+    for group, terms, results in walk:
         for result in results:
             yield group, _text(listed, terms, result)
 
@@ -493,40 +546,210 @@ def compose(
     stop: Callable[[], bool] | None = None,
     start: int = 0,
     end: int | None = None,
+    distinct_words: bool = False,
+    patterns: int = MEMO_SIZE,
 ) -> Iterator[Composed]:
     """Yield every candidate with exactly `solutions` solutions among the sets of addends from
     `start` up to `end`, searching each only until one more would be found; `stop` is asked
     between candidates, and at least every ASK_INTERVAL while sets are walked with none (True:
-    end here, `tally.position` saying where to go on)."""
-    policy = LeadingZeros(leading_zeros)
-    tally = tally if tally is not None else Tally()
-    listed, count, shortest = _Words(words, policy), counter(), _shortest(policy)
-    folded = listed.folded
-    ask, due = _asking(stop)
-    for group, terms, results in _searched(listed, addends, base, policy, tally, start, end, due):
-        sums = tuple(folded[t] for t in terms)
-        short = max(map(len, sums)) <= LONGEST
-        for result in results:
-            if ask():
-                return
-            tally.searched += 1
-            # The columns count in microseconds; only a result builds its puzzle.
-            digits: dict[str, int] | None = {} if solutions == 1 else None
-            if not short or len(folded[result]) > LONGEST or _heavy(sums, folded[result], base):
-                digits = None  # the search engine decides alone, asking the hook
-            elif count(base, sums, folded[result], shortest, solutions + 1, digits) != solutions:
-                continue
-            puzzle = parse(_text(listed, terms, result), base=base, leading_zeros=policy)
-            if digits is not None:
-                found: tuple[dict[str, int], ...] = ({x: digits[x] for x in puzzle.letters},)
-            else:
-                searched = _searched_for(puzzle, solutions, ask)
-                if searched is None:
-                    return  # stopped inside the search: this set is done again on resume
-                found = searched
-            if len(found) == solutions:
-                tally.results += 1
-                yield Composed(puzzle, found, group)
+    end here, `tally.position` saying where to go on). `distinct_words`: no word twice in a
+    sum (the addends distinct sets of words, in the same order; groups(..., distinct=True)
+    counts them). The columns count one candidate a letter pattern (patterns.py), at
+    most `patterns` of them remembered at once (0: each candidate counted)."""
+    run = _Run(words, addends, base, LeadingZeros(leading_zeros), solutions, patterns, tally)
+    for found in run.found(stop, start, end, distinct_words, listing=True):
+        if isinstance(found, Composed):
+            yield found
+
+
+def count(
+    words: list[str],
+    *,
+    addends: int = 2,
+    base: int = 10,
+    leading_zeros: LeadingZeros | str = LeadingZeros.MULTI_LETTER,
+    solutions: int = 1,
+    tally: Tally | None = None,
+    stop: Callable[[], bool] | None = None,
+    start: int = 0,
+    end: int | None = None,
+    distinct_words: bool = False,
+    patterns: int = MEMO_SIZE,
+) -> int:
+    """How many candidates compose() would yield (the same arguments), none of them written
+    out as a puzzle: a candidate the columns count exactly is counted as it is. A stopped
+    count is the tally's: `tally.results` counts each result once it is found, `tally.position`
+    says where to go on (the results of the sets before it are the ones to keep)."""
+    found = counted(
+        words, addends=addends, base=base, leading_zeros=leading_zeros, solutions=solutions,
+        tally=tally, stop=stop, start=start, end=end, distinct_words=distinct_words,
+        patterns=patterns,
+    )  # fmt: skip
+    return sum(1 for _ in found)
+
+
+def counted(
+    words: list[str],
+    *,
+    addends: int = 2,
+    base: int = 10,
+    leading_zeros: LeadingZeros | str = LeadingZeros.MULTI_LETTER,
+    solutions: int = 1,
+    tally: Tally | None = None,
+    stop: Callable[[], bool] | None = None,
+    start: int = 0,
+    end: int | None = None,
+    distinct_words: bool = False,
+    patterns: int = MEMO_SIZE,
+) -> Iterator[int]:
+    """count()'s results one by one: the index of each one's set of addends (a stopped
+    count keeps those below `tally.position`: the sets from there on are done again)."""
+    run = _Run(words, addends, base, LeadingZeros(leading_zeros), solutions, patterns, tally)
+    for found in run.found(stop, start, end, distinct_words, listing=False):
+        yield found if isinstance(found, int) else found.group
+
+
+class _Run:
+    """One composition's words, rules and counters (compose() and count())."""
+
+    def __init__(
+        self,
+        words: list[str],
+        addends: int,
+        base: int,
+        policy: LeadingZeros,
+        solutions: int,
+        patterns: int,
+        tally: Tally | None,
+    ) -> None:
+        """Read the words under the rules."""
+        self.addends, self.base, self.policy, self.solutions = addends, base, policy, solutions
+        self.tally = tally if tally is not None else Tally()
+        self.listed = _Words(words, policy)
+        self.counted = _Counted(base, _shortest(policy), solutions + 1, Memo(patterns), self.tally)
+
+    def found(
+        self,
+        stop: Callable[[], bool] | None,
+        start: int,
+        end: int | None,
+        distinct: bool,
+        listing: bool,
+    ) -> Iterator[Composed | int]:
+        """Each result in order: a Composed, or the index of its set of addends when not
+        `listing` and the columns counted it exactly (only the search engine's are built
+        then)."""
+        listed, base, policy, solutions, tally = (
+            self.listed, self.base, self.policy, self.solutions, self.tally
+        )  # fmt: skip
+        folded = listed.folded
+        ask, due = _asking(stop)
+        walk = _searched(listed, self.addends, base, policy, tally, start, end, due, distinct)
+        for group, terms, results in walk:
+            sums = tuple(folded[t] for t in terms)
+            short = max(map(len, sums)) <= LONGEST
+            for result in results:
+                if ask():
+                    return
+                tally.searched += 1
+                # The columns count in microseconds; only a result builds its puzzle.
+                digits: dict[str, int] | None = {} if solutions == 1 and listing else None
+                if not short or len(folded[result]) > LONGEST or _heavy(sums, folded[result], base):
+                    digits = None  # the search engine decides alone, asking the hook
+                elif self.counted(sums, folded[result], digits) != solutions:
+                    continue
+                elif not listing:
+                    tally.results += 1
+                    yield group
+                    continue
+                puzzle = parse(_text(listed, terms, result), base=base, leading_zeros=policy)
+                if digits is not None:
+                    found: tuple[dict[str, int], ...] = ({x: digits[x] for x in puzzle.letters},)
+                else:
+                    searched = _searched_for(puzzle, solutions, ask)
+                    if searched is None:
+                        return  # stopped inside the search: this set is done again on resume
+                    found = searched
+                if len(found) == solutions:
+                    tally.results += 1
+                    yield Composed(puzzle, found, group)
+
+
+# Candidates the memo is tried on at the start of every PERIOD (see _Counted).
+PROBE = 1024
+PERIOD = 32768
+# A count this many times a key's time keeps the memo on whatever the probe's hits.
+RATIO = 10
+
+
+class _Counted:
+    """The column count of a candidate's solutions (up to a bound), one count a letter
+    pattern: a pattern counted before gives its answer again, its one solution renamed.
+
+    A key costs about what a native count of a small sum does, so the memo is kept on only
+    where it saves time: the first PROBE candidates of every PERIOD are keyed and timed, and
+    the rest of the period is keyed if the counts the memo spared took longer than the keys,
+    or if a count takes RATIO keys' time (the answers are the same either way: only the time
+    differs)."""
+
+    def __init__(self, base: int, shortest: int, most: int, memo: Memo, tally: Tally) -> None:
+        """Count in the base, under the leading zeros rule, up to `most` solutions."""
+        self.base, self.shortest, self.most = base, shortest, most
+        self.count, self.memo, self.tally = counter(), memo, tally
+        self.asked = 0
+        self.keying = bool(memo.size)
+        self.spent = [0.0, 0.0, 0.0, 0.0]  # the probe's: keys' time, counts' time, counts, hits
+
+    def __call__(self, sums: tuple[str, ...], result: str, digits: dict[str, int] | None) -> int:
+        """The candidate's solutions, up to the bound; its one solution into `digits` (if
+        given) when it has exactly one."""
+        if not self.memo.size:
+            return self.count(self.base, sums, result, self.shortest, self.most, digits)
+        phase = self.asked % PERIOD
+        self.asked += 1
+        if phase < PROBE:
+            return self._keyed(sums, result, digits, self.spent)
+        if phase == PROBE:
+            keys, counts, counted, hits = self.spent
+            # Keep keying if the counts spared (hits at the mean count's time) beat the keys,
+            # or if a count takes so much longer than a key (the pure-Python count) that a
+            # few hits pay: a memo kept off fills no more, so its probe sees few hits.
+            mean = counts / counted if counted else 0.0
+            self.keying = hits * mean > keys or mean > RATIO * keys / PROBE
+            self.spent = [0.0, 0.0, 0.0, 0.0]
+        if not self.keying:
+            return self.count(self.base, sums, result, self.shortest, self.most, digits)
+        return self._keyed(sums, result, digits, None)
+
+    def _keyed(
+        self,
+        sums: tuple[str, ...],
+        result: str,
+        digits: dict[str, int] | None,
+        spent: list[float] | None,
+    ) -> int:
+        """Count by the candidate's pattern (timed into `spent` if given)."""
+        began = perf_counter() if spent is not None else 0.0
+        key, letters = pattern(sums, result)
+        kept = self.memo.get(key)
+        keyed = perf_counter() if spent is not None else 0.0
+        if kept is not None:
+            self.tally.remembered += 1
+            found, solution = kept
+            if digits is not None and solution:
+                digits.update(zip(letters, solution, strict=True))
+            if spent is not None:
+                spent[0] += keyed - began
+                spent[3] += 1
+            return found
+        found = self.count(self.base, sums, result, self.shortest, self.most, digits)
+        if spent is not None:
+            spent[0] += keyed - began
+            spent[1] += perf_counter() - keyed
+            spent[2] += 1
+        one = tuple(digits[x] for x in letters) if digits is not None and found == 1 else ()
+        self.memo.put(key, (found, one))
+        return found
 
 
 def _asking(stop: Callable[[], bool] | None) -> tuple[Callable[[], bool], Callable[[], bool]]:
