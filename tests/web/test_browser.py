@@ -67,6 +67,8 @@ def test_submit_button_and_famous_puzzles(page: Any, live_server: str) -> None:
     page.check("input[name=mode][value=enumerate]")
     assert page.locator("#submit").inner_text() == "Find all solutions"
     page.click("text=CP + IS + FUN = TRUE >> nth=2")  # the base-24 one fills the form
+    page.wait_for_url(f"{live_server}/?puzzle=*")  # (read the old page, it raced in a run)
+    page.wait_for_load_state()
     assert page.locator("#puzzle").input_value() == "CP + IS + FUN = TRUE"
     assert page.locator("#base").input_value() == "24"
     assert page.locator("#submit").inner_text() == "Find all solutions"
