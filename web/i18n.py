@@ -62,13 +62,16 @@ def locale_tag() -> str:
 
 
 def remember(response: Response) -> Response:
-    """Keep a language chosen with ?lang= in a cookie; pages vary by language."""
+    """Keep a language chosen with ?lang= in a cookie; pages (error pages too) say their
+    language and vary by what chose it. The admin pages are English alone."""
     if request.path.startswith("/api/"):
         return response
     asked = request.args.get("lang", "")
     if asked in LANGUAGES and request.cookies.get(COOKIE) != asked:
         response.set_cookie(COOKIE, asked, max_age=COOKIE_AGE, samesite="Lax", httponly=True)
     if response.mimetype == "text/html":
+        if not request.path.startswith("/admin"):
+            response.headers.setdefault("Content-Language", locale_tag())
         response.vary.update(("Accept-Language", "Cookie"))
     return response
 

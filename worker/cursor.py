@@ -180,7 +180,10 @@ class Cursor:
         return self.current is None and not self.todo
 
     def finish(self) -> None:
-        """The search is over (a solve found its solution): no piece is left."""
+        """The search is over (a solve found its solution): no piece is left. The nodes of
+        the piece it stops in are kept: a small solve, one piece, tried them all there."""
+        if self.search is not None:
+            self.nodes_before += int(self.search.nodes)
         self.todo.clear()
         self.current, self.search, self.done = None, None, 1.0
 

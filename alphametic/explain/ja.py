@@ -137,6 +137,7 @@ JAPANESE: dict[str, str] = {
     "solutions_many": "この覆面算には解が少なくとも {count} 個あります。最初の解は {line} です。",
     "solution_at_least_one": "この覆面算には解が少なくとも1つあります。その一つは {line} です。",
     "difficulty": "難易度：{label:label}（{score}）",
+    "rating": "{label:label}（{score}）",
     # Pieces that the format specs are built from.
     "part.is": "{name} = {value}",
     "part.one_of": "{name} = {values:or}",

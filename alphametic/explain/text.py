@@ -149,6 +149,7 @@ ENGLISH: dict[str, str] = {
     "solutions_many": "The puzzle has at least {count} solutions; the first is {line}.",
     "solution_at_least_one": "The puzzle has at least one solution: {line}.",
     "difficulty": "Difficulty: {label:label} ({score})",
+    "rating": "{label:label} ({score})",  # the difficulty under a heading that names it
     # Pieces that the format specs above are built from.
     "part.is": "{name} = {value}",
     "part.one_of": "{name} is {values:or}",

@@ -128,6 +128,7 @@ THAI: dict[str, str] = {
     "solutions_many": "ปริศนานี้มีอย่างน้อย {count} คำตอบ คำตอบแรกคือ {line}",
     "solution_at_least_one": "ปริศนานี้มีคำตอบอย่างน้อยหนึ่งคำตอบ คือ {line}",
     "difficulty": "ความยาก: {label:label} ({score})",
+    "rating": "{label:label} ({score})",
     # Pieces that the format specs are built from.
     "part.is": "{name} = {value}",
     "part.one_of": "{name} เป็น {values:or}",

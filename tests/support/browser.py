@@ -87,6 +87,21 @@ def serious_violations(tab: Any) -> list[dict[str, Any]]:
     return [v for v in violations if v["impact"] in ("serious", "critical")]
 
 
+# One axe-core rule or a few by name (best-practice ones too), with where they fail.
+AXE_RULES = """async (rules) => {
+  const result = await axe.run(document, {runOnly: {type: 'rule', values: rules}});
+  return result.violations.map(v => ({id: v.id, help: v.help,
+    nodes: v.nodes.slice(0, 5).map(n => n.target.join(' '))}));
+}"""
+
+
+def rule_violations(tab: Any, rules: list[str]) -> list[dict[str, Any]]:
+    """axe-core's violations of the named rules on the tab's current page (any impact)."""
+    tab.evaluate(AXE.read_text(encoding="utf-8"))
+    violations: list[dict[str, Any]] = tab.evaluate(AXE_RULES, rules)
+    return violations
+
+
 def horizontal_overflow(tab: Any) -> int:
     """How many pixels the page is wider than the viewport (0 when it does not scroll)."""
     width: int = tab.evaluate(

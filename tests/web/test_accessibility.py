@@ -13,6 +13,7 @@ from tests.support.browser import (
     WIDE,
     horizontal_overflow,
     new_tab,
+    rule_violations,
     serious_violations,
 )
 from tests.support.processes import wait_for
@@ -89,6 +90,32 @@ def test_no_horizontal_scroll_at_390_px(
         box = tab.locator("section.grid .scroll")
         assert box.evaluate("el => el.scrollWidth > el.clientWidth")
         assert box.get_attribute("tabindex") == "0"  # reachable by keyboard to scroll
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_landmarks_have_names_of_their_own(
+    browser: Any, live_server: str, pages: dict[str, str], lang: str
+) -> None:
+    """Best-practice landmark-unique: no two regions (a section and the table box inside it)
+    go by the same name, on the pages with tables too (a compose job's)."""
+    words = ["AB", "BA", "CC", "ABC", "CAB", "BCA", "A", "B"]
+    body: dict[str, Any] = {"mode": "compose", "words": words, "options": {"base": 6}}
+    job = requests.post(live_server + "/api/jobs", json=body, timeout=10).json()
+    status = live_server + f"/api/jobs/{job['id']}"
+    wait_for(lambda: requests.get(status, timeout=10).json()["state"] == "succeeded", 60)
+    with new_tab(browser, lang=lang) as tab:
+        for name, path in {**pages, "compose": f"/jobs/{job['id']}"}.items():
+            open_page(tab, live_server, path)
+            # A page that reloads itself once its steps are ready would cut the check short.
+            tab.wait_for_function("() => !document.querySelector('[data-pending]')")
+            found = rule_violations(tab, ["landmark-unique"])
+            assert found == [], f"{name} ({lang}): {found}"
+        tab.goto(live_server + pages["enumerate"])  # the check can fail: a twin region
+        tab.evaluate(
+            "() => document.querySelector('section.grid .scroll')"
+            ".setAttribute('aria-labelledby', 'grid-title')"
+        )
+        assert rule_violations(tab, ["landmark-unique"]) != []
 
 
 def test_form_focus_order(browser: Any, live_server: str) -> None:

@@ -67,10 +67,46 @@ def test_submit_button_and_famous_puzzles(page: Any, live_server: str) -> None:
     page.check("input[name=mode][value=enumerate]")
     assert page.locator("#submit").inner_text() == "Find all solutions"
     page.click("text=CP + IS + FUN = TRUE >> nth=2")  # the base-24 one fills the form
+    page.wait_for_url(f"{live_server}/?puzzle=*")  # (read the old page, it raced in a run)
+    page.wait_for_load_state()
     assert page.locator("#puzzle").input_value() == "CP + IS + FUN = TRUE"
     assert page.locator("#base").input_value() == "24"
     assert page.locator("#submit").inner_text() == "Find all solutions"
     assert "/jobs/" not in page.url  # filled, not submitted
+
+
+def test_focus_follows_the_choice_and_ctrl_enter_submits(page: Any, live_server: str) -> None:
+    page.goto(live_server + "/")
+    assert page.evaluate("document.activeElement.tagName") == "BODY"  # nothing chosen yet
+    page.locator(".famous-link", has_text="SEND + MORE = MONEY").first.click()  # form, filled
+    page.wait_for_url(f"{live_server}/?puzzle=*")
+    page.wait_for_load_state()
+    assert page.evaluate("document.activeElement.id") == "puzzle"
+    page.fill("#puzzle", "ODD + ODD = EVEN")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_url(f"{live_server}/jobs/*")
+    settled(page)
+    page.click("#edit")  # edit and resubmit: straight into the puzzle
+    page.wait_for_url(f"{live_server}/?from=*")
+    page.wait_for_load_state()
+    assert page.evaluate("document.activeElement.id") == "puzzle"
+    assert page.locator("#puzzle").input_value() == "ODD + ODD = EVEN"
+    page.keyboard.press("Meta+Enter")
+    page.wait_for_url(f"{live_server}/jobs/*")
+    assert page.csp == [] and page.errors == []
+
+
+def test_submit_button_without_scripts_says_a_word_true_of_every_mode(
+    browser: Any, live_server: str
+) -> None:
+    with new_tab(browser, javascript=False) as page:
+        page.goto(live_server + "/")
+        assert page.locator("#submit").inner_text() == "Start"
+        page.check("input[name=mode][value=count]")
+        assert page.locator("#submit").inner_text() == "Start"
+    with new_tab(browser, lang="ja") as page:  # with scripts: the mode's own word
+        page.goto(live_server + "/?mode=count")
+        assert page.locator("#submit").inner_text() == "数える"
 
 
 @pytest.mark.parametrize("javascript", [True, False])
@@ -227,7 +263,8 @@ def test_warning_offers_count_instead(browser: Any, live_server: str, javascript
         page.click("#count-instead")
         page.wait_for_url(f"{live_server}/jobs/*")
         page.wait_for_selector(DONE, timeout=60_000)
-        assert page.locator("#counted").inner_text() == "この問題の解は 1,131,120 個です。"
+        assert page.locator("#status").inner_text() == "完了: 解は 1,131,120 個です。"
+        assert page.locator("#counted").count() == 0  # said once, not twice
         assert page.locator("#solutions").count() == 0
 
 

@@ -99,10 +99,17 @@ def test_a_holder_deletes_stored_solutions_from_the_job_page(
     refused = stranger.post(f"/jobs/{job_id}/delete?lang=th", data={"csrf_token": token(stranger)})
     assert refused.status_code == 403 and "ลบคำตอบได้" in refused.text
     assert owner.post(f"/jobs/{job_id}/delete").status_code == 403  # no token: refused
-    deleted = owner.post(f"/jobs/{job_id}/delete", data={"csrf_token": token(owner)})
+    asked = owner.post(f"/jobs/{job_id}/delete?lang=th", data={"csrf_token": token(owner)})
+    assert asked.status_code == 200 and "ลบคำตอบที่เก็บไว้ของงานนี้หรือไม่" in asked.text
+    assert owner.get(f"/api/jobs/{job_id}/solutions").get_json()["total"] > 0  # asked only
+    sure = {"csrf_token": token(owner), "confirm": "1"}
+    deleted = owner.post(f"/jobs/{job_id}/delete", data=sure)
     assert deleted.status_code == 303 and deleted.headers["Location"].endswith(f"/jobs/{job_id}")
     after = owner.get(f"/jobs/{job_id}").text
     assert 'id="deleted"' in after and 'id="delete"' not in after
+    # Only what still means something: no empty table, grid, pages or downloads.
+    for dead in ('id="solutions"', 'id="grid"', 'class="pager"', "export-csv", "export-jsonl"):
+        assert dead not in after, dead
     assert owner.get(f"/api/jobs/{job_id}/solutions").get_json()["total"] == 0
     assert estimate(owner, FILLS)["storage_left"] == BUDGET
 
@@ -117,7 +124,8 @@ def test_one_of_two_holders_lets_go_from_the_job_page(
     job_id = job_id_of(submit_form(first, puzzle="TWO + TWO = FOUR", mode="enumerate"))
     assert job_id_of(submit_form(second, puzzle="TWO + TWO = FOUR", mode="enumerate")) == job_id
     found = wait_job(store_of(app), job_id).solutions_found
-    let_go = second.post(f"/jobs/{job_id}/delete", data={"csrf_token": token(second)})
+    sure = {"csrf_token": token(second), "confirm": "1"}
+    let_go = second.post(f"/jobs/{job_id}/delete", data=sure)
     assert let_go.headers["Location"].endswith(f"/jobs/{job_id}?released=1")
     page = second.get(f"/jobs/{job_id}?released=1&lang=ja").text
     assert 'id="released"' in page and "手を引きました" in page and 'id="delete"' not in page
@@ -171,7 +179,15 @@ def test_run_again_and_delete_in_a_browser_with_its_live_page(
         stored = tab.locator("#stored").inner_text()
         assert stored != "0"
         tab.click("#delete")
+        asked = tab.locator("#confirm-title").inner_text()
+        assert asked == "Delete the stored solutions of this job?"
+        tab.click("#keep")  # kept: back on the page, all still there
+        assert tab.locator("#stored").inner_text() == stored
+        tab.click("#delete")
+        tab.click("#confirm-delete")
         tab.locator("#deleted").wait_for()
+        for dead in ("#solutions", "#grid", ".pager", "#export-csv"):
+            assert tab.locator(dead).count() == 0, dead
         assert tab.locator("#stored").inner_text() == "0"
         assert not tab.errors and not tab.csp
 

@@ -69,7 +69,10 @@ def test_run_again_then_delete_on_a_compose_job_page(
     status = requests.get(f"{live_server}/api/jobs/{again}", timeout=10).json()
     assert status["options"]["base"] == 7 and status["puzzle"] == " ".join(WORDS)
     page.screenshot(path=str(artifacts / "compose-ended-actions.png"), full_page=True)
-    page.click("#delete")  # its puzzles go; the page says so
+    page.click("#delete")  # asked first, on a page of its own; then its puzzles go
+    page.locator("#confirm-delete").wait_for()
+    assert serious_violations(page) == []
+    page.click("#confirm-delete")
     page.wait_for_selector("#deleted")
     assert page.locator("#results tbody tr").count() == 0
     assert page.locator("#delete").count() == 0

@@ -35,11 +35,20 @@ def test_only_a_holder_deletes_a_compose_job_s_puzzles_once_it_ended(
     refused = stranger.post(f"/jobs/{job_id}/delete?lang=th", data={"csrf_token": token(stranger)})
     assert refused.status_code == 403 and "ลบปริศนาได้" in refused.text
     assert owner.get(f"/api/jobs/{job_id}/results").get_json()["total"] == found
-    deleted = owner.post(f"/jobs/{job_id}/delete", data={"csrf_token": token(owner)})
+    # The button asks first (a page of its own, without JavaScript too): nothing goes yet.
+    asked = owner.post(f"/jobs/{job_id}/delete?lang=ja", data={"csrf_token": token(owner)})
+    assert asked.status_code == 200 and "このジョブが見つけた問題を削除しますか？" in asked.text
+    assert 'name="confirm" value="1"' in asked.text and f'href="/jobs/{job_id}"' in asked.text
+    assert owner.get(f"/api/jobs/{job_id}/results").get_json()["total"] == found
+    sure = {"csrf_token": token(owner), "confirm": "1"}
+    deleted = owner.post(f"/jobs/{job_id}/delete", data=sure)
     assert deleted.status_code == 303 and deleted.headers["Location"].endswith(f"/jobs/{job_id}")
     after = owner.get(f"/jobs/{job_id}?lang=th").text
     assert 'id="deleted"' in after and "ปริศนาที่งานนี้พบถูกลบแล้ว" in after
     assert 'id="delete"' not in after and 'class="solve' not in after
+    # Only what still means something: no empty table, order, pages or downloads.
+    for dead in ('id="results"', 'id="order"', 'class="pager"', "export-csv", "export-jsonl"):
+        assert dead not in after, dead
     assert owner.get(f"/api/jobs/{job_id}/results").get_json()["total"] == 0
 
 

@@ -93,7 +93,11 @@ def test_the_job_page_lists_the_puzzles_found_with_links_to_solve_them(
     asked = [dict(re.findall(r'name="(\w+)" value="([^"]*)"', form)) for form in forms]
     assert {unescape(q["puzzle"]) for q in asked} == set(expected)
     assert all(q["mode"] == "solve" and q["base"] == "6" and q["csrf_token"] for q in asked)
-    assert "難易度" in page  # each difficulty in the page's language
+    # Each difficulty in the page's language, under its column's heading (said once there).
+    table = page[page.index('<table id="results">') : page.index("</table>")]
+    badges = re.findall(r'<span class="badge difficulty-\w+">([^<]*)</span>', table)
+    assert badges and all(re.fullmatch(r"\S+（\d+）", badge) for badge in badges), badges
+    assert table.count("難易度") == 1 and '<th scope="col">難易度</th>' in table
     assert 'http-equiv="refresh"' not in page  # it has ended: no more refreshing
 
 

@@ -116,6 +116,32 @@ def test_api_problems_follow_accept_language_for_engine_errors_only(client: Flas
     assert shape["field"] == "mode" and shape["detail"].isascii()
 
 
+@pytest.mark.parametrize("lang", ["en", "ja", "th"])
+def test_translated_answers_say_their_language(client: FlaskClient, lang: str) -> None:
+    """A problem said in the request's language, a page and an error page send
+    Content-Language and vary with Accept-Language (caches keep one per language)."""
+    asked = {"Accept-Language": lang}
+    puzzle = client.post("/api/jobs", json={"puzzle": "A + B ="}, headers=asked)
+    assert puzzle.status_code == 422 and puzzle.mimetype == "application/problem+json"
+    words = client.post("/api/jobs", json={"mode": "compose", "words": [1]}, headers=asked)
+    assert words.status_code == 422
+    missing = client.get("/jobs/00000000-0000-4000-8000-000000000000", headers=asked)
+    assert missing.status_code == 404
+    for response in (puzzle, words, client.get("/", headers=asked), missing):
+        assert response.headers["Content-Language"] == lang
+        assert "Accept-Language" in response.headers["Vary"]
+    shape = client.post("/api/jobs", json={"puzzle": "A = B", "mode": 3}, headers=asked)
+    assert "Content-Language" not in shape.headers  # said in English alone, whatever asked
+
+
+def test_japanese_404_page_has_no_english_line(client: FlaskClient) -> None:
+    response = client.get("/jobs/00000000-0000-4000-8000-000000000000?lang=ja")
+    page = response.get_data(as_text=True)
+    main = page[page.index("<main") : page.index("</main>")]
+    assert response.status_code == 404 and "期限が切れた" in main
+    assert 'lang="en"' not in main and "Nothing at" not in main
+
+
 @pytest.mark.parametrize(
     ("lang", "state", "finished"),
     [("en", "Finished", "Finished: 1,088 solutions."), ("ja", "完了", "完了: 解は 1,088 個です。"),

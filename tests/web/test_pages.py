@@ -42,7 +42,8 @@ def test_famous_puzzle_fills_the_form(client: FlaskClient) -> None:
     filled = client.get(html.unescape(links[-1])).get_data(as_text=True)
     assert ">\nCP + IS + FUN = TRUE</textarea>" in filled and 'value="24"' in filled
     assert re.search(r'value="enumerate"[^>]*\s+checked', filled)
-    assert '<button type="submit" id="submit">Find all solutions</button>' in filled
+    assert '<span class="with-script">Find all solutions</span>' in filled
+    assert re.search(r'<textarea id="puzzle"[^>]* autofocus', filled)  # focus on the puzzle
 
 
 def test_prefill_from_query(client: FlaskClient) -> None:
@@ -57,7 +58,12 @@ def test_prefill_from_query(client: FlaskClient) -> None:
 )
 def test_submit_button_follows_the_mode(client: FlaskClient, mode: str, label: str) -> None:
     text = client.get(f"/?mode={mode}").get_data(as_text=True)
-    assert f'<button type="submit" id="submit">{label}</button>' in text
+    # The mode's word with scripts (form.js keeps it), a word true of every mode without.
+    button = re.search(r'<button type="submit" id="submit">(.*?)</button>', text)
+    assert button and button.group(1) == (
+        f'<span class="with-script">{label}</span><span class="no-script">Start</span>'
+    )
+    assert "autofocus" not in text  # nothing chosen yet: the page starts at its top
 
 
 def test_post_redirect_get_draws_the_sum(
@@ -76,6 +82,20 @@ def test_post_redirect_get_draws_the_sum(
     assert 'id="cancel"' not in page and "http-equiv" not in page
     assert "<td>9</td>" in page  # letter table
     assert 'id="run-again"' in page and 'id="edit"' in page
+
+
+def test_a_small_solve_tells_the_positions_it_tried(
+    client: FlaskClient, job_store: JobStore, web_workers: Any
+) -> None:
+    # One piece, a few nodes: its final write carries them all (it used to say 0).
+    job_id = job_id_of(submit(client, puzzle="SEND + MORE = MONEY", base="10"))
+    job = wait_job(job_store, job_id)
+    assert job.state == "succeeded" and job.nodes > 0
+    status = client.get(f"/api/jobs/{job_id}").get_json()
+    assert status["nodes"] == job.nodes > 0
+    page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
+    shown = re.search(r'<dd id="nodes">([0-9,]+)</dd>', page)
+    assert shown and int(shown.group(1).replace(",", "")) == job.nodes
 
 
 def test_no_solution_is_said(client: FlaskClient, job_store: JobStore, web_workers: Any) -> None:
@@ -247,11 +267,15 @@ def test_count_mode_from_the_form(
 ) -> None:
     form = client.get("/?mode=count").get_data(as_text=True)
     assert 'value="count"' in form and "Count the solutions" in form
-    assert '<button type="submit" id="submit">Count</button>' in form
+    assert '<span class="with-script">Count</span>' in form
     job_id = job_id_of(submit(client, puzzle="CP + IS + FUN = TRUE", mode="count", base="24"))
     assert wait_job(job_store, job_id, timeout=60).solutions_found == 1_131_120
     page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
-    assert "This puzzle has 1,131,120 solutions." in page and "Count the solutions" in page
+    assert "Count the solutions" in page
+    # The count, said once (the status line), besides its place among the counters.
+    assert 'aria-live="polite">Finished: 1,131,120 solutions.</p>' in page
+    outside = re.sub(r'<section class="explain".*?</section>', "", page, flags=re.S)
+    assert outside.count("1,131,120") == 2 and '<dd id="count">1,131,120</dd>' in page
     assert 'id="solutions"' not in page and 'id="export-csv"' not in page
 
 

@@ -52,7 +52,9 @@ def _compose_problem(exc: PuzzleError) -> ApiProblem:
     detail = puzzle_sayings.message(exc)
     slug = exc.code.value.replace("_", "-")
     named = {"bad_words": exc.params["faults"]} if "faults" in exc.params else {}
-    return ApiProblem(422, detail, slug=slug, field=exc.field, code=exc.code, **named)
+    return ApiProblem(
+        422, detail, slug=slug, field=exc.field, code=exc.code, language=locale_tag(), **named
+    )
 
 
 def _puzzle_problem(exc: PuzzleError) -> ApiProblem:
@@ -62,12 +64,16 @@ def _puzzle_problem(exc: PuzzleError) -> ApiProblem:
     Its detail is in the request's language (Accept-Language, as /explain): the engine's own
     English sentence ("at character 6", counted from 1), else the pages' sentence for the code;
     `position` stays a 0-based offset (5)."""
-    detail = str(exc) if locale_tag() == "en" else puzzle_sayings.message(exc)
+    lang = locale_tag()
+    detail = str(exc) if lang == "en" else puzzle_sayings.message(exc)
     if exc.field != "puzzle":
-        return ApiProblem(422, detail, slug="puzzle-error", field=exc.field, code=exc.code)
+        return ApiProblem(
+            422, detail, slug="puzzle-error", field=exc.field, code=exc.code, language=lang
+        )
     return ApiProblem(
-        422, detail, slug="puzzle-error", field="puzzle", position=exc.position, code=exc.code
-    )
+        422, detail, slug="puzzle-error", field="puzzle", position=exc.position, code=exc.code,
+        language=lang,
+    )  # fmt: skip
 
 
 def _require_json() -> None:

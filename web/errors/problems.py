@@ -92,11 +92,14 @@ def problem(
     title: str | None = None,
     headers: dict[str, str] | None = None,
     code: str | None = None,
+    language: str | None = None,
     **extra: Any,
 ) -> Response:
     """Build an application/problem+json response with type, title, status, detail and code.
 
-    `code`: an engine error's code; else the ProblemCode of the slug.
+    `code`: an engine error's code; else the ProblemCode of the slug. `language`: the tag of
+    a detail said in the request's language (sent as Content-Language, and the answer varies
+    with what chose it); None for the problems said in English alone.
     """
     slug = slug or SLUGS.get(status, ProblemCode.ERROR.slug)
     body: dict[str, Any] = {
@@ -110,20 +113,29 @@ def problem(
     response = Response(json.dumps(body), status=status, mimetype=PROBLEM_TYPE)
     for name, value in (headers or {}).items():
         response.headers[name] = value
+    if language is not None:
+        response.headers["Content-Language"] = language
+        response.vary.update(("Accept-Language", "Cookie"))
     return response
 
 
 class ApiProblem(Exception):
     """Raised inside API views to answer with a problem response."""
 
-    def __init__(self, status: int, detail: str, *, slug: str | None = None, **extra: Any):
-        """Keep what the problem response needs."""
+    def __init__(
+        self, status: int, detail: str, *, slug: str | None = None,
+        language: str | None = None, **extra: Any,
+    ) -> None:  # fmt: skip
+        """Keep what the problem response needs (`language`: see problem())."""
         super().__init__(detail)
         self.status = status
         self.detail = detail
         self.slug = slug
+        self.language = language
         self.extra = extra
 
     def response(self) -> Response:
         """Turn the exception into its problem+json response."""
-        return problem(self.status, self.detail, slug=self.slug, **self.extra)
+        return problem(
+            self.status, self.detail, slug=self.slug, language=self.language, **self.extra
+        )

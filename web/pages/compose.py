@@ -178,7 +178,8 @@ def result_rows(job: Job, items: list[dict[str, Any]], offset: int) -> list[dict
             puzzle = alphametic.parse(item["puzzle"], base=base, leading_zeros=policy)
             line = alphametic.render_line(puzzle, item["solution"]).split(" | ", 1)[-1]
         rating = item.get("difficulty")
-        said = render("difficulty", rating, table, base) if rating else ""
+        # Its column is headed "Difficulty": each cell says the rating alone.
+        said = render("rating", rating, table, base) if rating else ""
         rows.append(
             {"number": number, "puzzle": item["puzzle"], "line": line, "difficulty": said,
              "label": rating["label"] if rating else "", "solve": solve_fields(job, item["puzzle"])}

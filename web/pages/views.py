@@ -92,13 +92,15 @@ def index() -> Any:
     request line's cap). A job is read as its page reads it: whoever has its id."""
     source = request.args.get("from")
     if source is None:
-        return _show_form(forms.form_values(request.args), {})
+        # A famous puzzle (or a link) filled it in: the puzzle field is where to go on.
+        focus = "puzzle" in request.args
+        return _show_form(forms.form_values(request.args), {}, focus=focus)
     job = job_or_none(source)
     if job is None:
         abort(404, description="No job with this id (it may have expired).")
     if job.mode is Mode.COMPOSE:  # its words go to the compose form
         return redirect(compose.again_link(job), code=303)
-    return _show_form(forms.job_values(job), {})
+    return _show_form(forms.job_values(job), {}, focus=True)
 
 
 @bp.get("/favicon.ico")
@@ -311,8 +313,14 @@ def cancel_job(job_id: str) -> Response:
 
 @bp.post("/jobs/<job_id>/delete")
 def delete_job(job_id: str) -> Response:
-    """Delete a job's stored solutions from its page (only a holder may) and go back to it."""
+    """Delete a job's stored solutions from its page (only a holder may) and go back to it.
+    The page's button asks first (a page of its own, so it works without JavaScript): only
+    a post with `confirm` deletes."""
     canonical = canonical_id(job_id)
+    if request.form.get("confirm") != "1":
+        job = store().get(canonical) if canonical else None
+        if job is not None and _can_delete(job, job.to_dict()):
+            return _confirm_delete(job)
     try:
         outcome = store().delete(canonical, client_id()) if canonical else "gone"
     except NotHeld:
@@ -332,6 +340,22 @@ def delete_job(job_id: str) -> Response:
     # One of several holders only lets go: the page says the solutions stay for the others.
     released = "1" if outcome == "withdrawn" else None
     return redirect(url_for("pages.job_page", job_id=canonical, released=released), code=303)
+
+
+def _confirm_delete(job: Job) -> Response:
+    """The page that asks whether to delete a job's stored solutions (or puzzles)."""
+    if job.mode is Mode.COMPOSE:
+        question = _("Delete the puzzles this job found?")
+        button = _("Delete the puzzles found")
+        what = " ".join(job.puzzle.split()[:8]) + (" …" if len(job.puzzle.split()) > 8 else "")
+    else:
+        question = _("Delete the stored solutions of this job?")
+        button = _("Delete stored solutions")
+        what = job.puzzle
+    page = render_template(
+        "confirm_delete.html", job=job, question=question, button=button, what=what
+    )
+    return Response(page, mimetype="text/html")
 
 
 def _composes(job_id: str | None) -> bool:
