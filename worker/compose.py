@@ -119,18 +119,7 @@ class ComposeRun:
         """Compose to the end of the list or until told otherwise; return what happened."""
         if self.count_only:
             return self.count()
-        found = compose(
-            self.words,
-            addends=int(self.options["addends"]),
-            base=int(self.options["base"]),
-            leading_zeros=str(self.options["leading_zeros"]),
-            solutions=int(self.options["solutions"]),
-            tally=self.tally,
-            stop=self.check,
-            start=self.start,
-            end=self.end,
-            distinct_words=self.distinct,
-        )
+        found = compose(self.words, **self.arguments())
         try:
             for composed in found:
                 self.pending.append(self.entry(composed))
@@ -142,21 +131,24 @@ class ComposeRun:
             self.outcome = FAILED  # Celery's backstop to the deadline interrupted it
         return self.finish()
 
+    def arguments(self) -> dict[str, Any]:
+        """The engine's arguments for this run (compose() and counted() take the same)."""
+        return {
+            "addends": int(self.options["addends"]),
+            "base": int(self.options["base"]),
+            "leading_zeros": str(self.options["leading_zeros"]),
+            "solutions": int(self.options["solutions"]),
+            "tally": self.tally,
+            "stop": self.check,
+            "start": self.start,
+            "end": self.end,
+            "distinct_words": self.distinct,
+        }
+
     def count(self) -> Outcome:
         """Count the results without storing them (`count_only`): the job's `found` is those
         of the sets of addends before the checkpoint, so a resumed run counts none twice."""
-        found = counted(
-            self.words,
-            addends=int(self.options["addends"]),
-            base=int(self.options["base"]),
-            leading_zeros=str(self.options["leading_zeros"]),
-            solutions=int(self.options["solutions"]),
-            tally=self.tally,
-            stop=self.check,
-            start=self.start,
-            end=self.end,
-            distinct_words=self.distinct,
-        )
+        found = counted(self.words, **self.arguments())
         try:
             for group in found:
                 if group != self.last_group:  # the sets before this one are done

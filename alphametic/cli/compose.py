@@ -131,16 +131,7 @@ def run(args: argparse.Namespace) -> int:
             _count(args, words, tally, console)
             return _summary(tally, started, console)
         try:
-            found = compose(
-                words,
-                addends=args.addends,
-                base=args.base,
-                leading_zeros=args.leading_zeros,
-                solutions=args.solutions,
-                tally=tally,
-                stop=lambda: console.stop_requested,
-                distinct_words=args.distinct_words,
-            )
+            found = compose(words, **_arguments(args, tally, console))
             if args.order == ORDERS[0]:
                 for composed in found:
                     console.line(_line(composed, _rating(composed), args.json))
@@ -155,19 +146,23 @@ def run(args: argparse.Namespace) -> int:
     return _summary(tally, started, console)
 
 
+def _arguments(args: argparse.Namespace, tally: Tally, console: Console) -> dict[str, Any]:
+    """The engine's arguments for this command line (compose() and count() take the same)."""
+    return {
+        "addends": args.addends,
+        "base": args.base,
+        "leading_zeros": args.leading_zeros,
+        "solutions": args.solutions,
+        "tally": tally,
+        "stop": lambda: console.stop_requested,
+        "distinct_words": args.distinct_words,
+    }
+
+
 def _count(args: argparse.Namespace, words: list[str], tally: Tally, console: Console) -> None:
     """Count the results (none listed or rated) and print how many: a line, or JSON."""
     try:
-        count(
-            words,
-            addends=args.addends,
-            base=args.base,
-            leading_zeros=args.leading_zeros,
-            solutions=args.solutions,
-            tally=tally,
-            stop=lambda: console.stop_requested,
-            distinct_words=args.distinct_words,
-        )
+        count(words, **_arguments(args, tally, console))
     finally:
         # Stopped: the count so far (its last set of addends perhaps not done whole).
         done = "" if not console.stop_requested else " so far"
