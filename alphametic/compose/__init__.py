@@ -54,7 +54,7 @@ from ..language.puzzle import Puzzle, parse
 from ..linear.columns import counter
 from ..search import Search, as_dict
 from .addends import DistinctWalk, set_count, sets, walk_bound
-from .patterns import MEMO_SIZE, Memo, pattern
+from .patterns import MEMO_SIZE, Memo, keyer
 
 # The letter sets of a bucket that a set of addends leaves: each the positions of its words.
 Sets = Iterable[list[int]]
@@ -696,6 +696,7 @@ class _Counted:
         """Count in the base, under the leading zeros rule, up to `most` solutions."""
         self.base, self.shortest, self.most = base, shortest, most
         self.count, self.memo, self.tally = counter(), memo, tally
+        self.key = keyer()
         self.asked = 0
         self.keying = bool(memo.size)
         self.spent = [0.0, 0.0, 0.0, 0.0]  # the probe's: keys' time, counts' time, counts, hits
@@ -730,7 +731,10 @@ class _Counted:
     ) -> int:
         """Count by the candidate's pattern (timed into `spent` if given)."""
         began = perf_counter() if spent is not None else 0.0
-        key, letters = pattern(sums, result)
+        keyed_sum = self.key(sums, result)
+        if keyed_sum is None:  # too many letters for a key: counted as it is
+            return self.count(self.base, sums, result, self.shortest, self.most, digits)
+        key, letters = keyed_sum
         kept = self.memo.get(key)
         keyed = perf_counter() if spent is not None else 0.0
         if kept is not None:
