@@ -642,19 +642,24 @@ class _Run:
         listed, base, policy, solutions, tally = (
             self.listed, self.base, self.policy, self.solutions, self.tally
         )  # fmt: skip
-        folded = listed.folded
+        folded, masks = listed.folded, listed.masks
+        heavy = _heavy_from(base)
         ask, due = _asking(stop)
         walk = _searched(listed, self.addends, base, policy, tally, start, end, due, distinct)
         for group, terms, results in walk:
             sums = tuple(folded[t] for t in terms)
             short = max(map(len, sums)) <= LONGEST
+            letters = 0
+            for t in terms:
+                letters |= masks[t]
             for result in results:
                 if ask():
                     return
                 tally.searched += 1
                 # The columns count in microseconds; only a result builds its puzzle.
                 digits: dict[str, int] | None = {} if solutions == 1 and listing else None
-                if not short or len(folded[result]) > LONGEST or _heavy(sums, folded[result], base):
+                many = (letters | masks[result]).bit_count()  # the candidate's letters
+                if not short or len(folded[result]) > LONGEST or heavy <= many <= base:
                     digits = None  # the search engine decides alone, asking the hook
                 elif self.counted(sums, folded[result], digits) != solutions:
                     continue
@@ -776,10 +781,10 @@ def _asking(stop: Callable[[], bool] | None) -> tuple[Callable[[], bool], Callab
     return ask, due
 
 
-def _heavy(sums: tuple[str, ...], result: str, base: int) -> bool:
-    """Whether a candidate's letters have more ways to take distinct digits than HEAVY."""
-    letters = set(result).union(*sums)
-    return len(letters) <= base and perm(base, len(letters)) > HEAVY
+def _heavy_from(base: int) -> int:
+    """The fewest letters (at most the base) that have more ways to take distinct digits in
+    the base than HEAVY (base + 1: none); ways grow with letters up to the base."""
+    return next((n for n in range(base + 1) if perm(base, n) > HEAVY), base + 1)
 
 
 def _searched_for(
