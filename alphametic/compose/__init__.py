@@ -691,11 +691,12 @@ class _Counted:
     """The column count of a candidate's solutions (up to a bound), one count a letter
     pattern: a pattern counted before gives its answer again, its one solution renamed.
 
-    A key costs about what a native count of a small sum does, so the memo is kept on only
-    where it saves time: the first PROBE candidates of every PERIOD are keyed and timed, and
-    the rest of the period is keyed if the counts the memo spared took longer than the keys,
-    or if a count takes RATIO keys' time (the answers are the same either way: only the time
-    differs)."""
+    A key is not free (in Python it costs about what a native count of a small sum does; the
+    native core's pattern_key about a tenth of that) and is wasted where patterns do not
+    repeat (Cryptator's colours), so the memo is kept on only where it saves time: the first
+    PROBE candidates of every PERIOD are keyed and timed, and the rest of the period is keyed
+    if the counts the memo spared took longer than the keys, or if a count takes RATIO keys'
+    time (the answers are the same either way: only the time differs)."""
 
     def __init__(self, base: int, shortest: int, most: int, memo: Memo, tally: Tally) -> None:
         """Count in the base, under the leading zeros rule, up to `most` solutions."""
