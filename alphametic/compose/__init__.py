@@ -54,7 +54,7 @@ from ..language.puzzle import Puzzle, parse
 from ..linear.columns import counter
 from ..search import Search, as_dict
 from .addends import DistinctWalk, set_count, sets, walk_bound
-from .patterns import MEMO_SIZE, Memo, pattern
+from .patterns import MEMO_SIZE, Memo, keyer
 
 # The letter sets of a bucket that a set of addends leaves: each the positions of its words.
 Sets = Iterable[list[int]]
@@ -642,19 +642,24 @@ class _Run:
         listed, base, policy, solutions, tally = (
             self.listed, self.base, self.policy, self.solutions, self.tally
         )  # fmt: skip
-        folded = listed.folded
+        folded, masks = listed.folded, listed.masks
+        heavy = _heavy_from(base)
         ask, due = _asking(stop)
         walk = _searched(listed, self.addends, base, policy, tally, start, end, due, distinct)
         for group, terms, results in walk:
             sums = tuple(folded[t] for t in terms)
             short = max(map(len, sums)) <= LONGEST
+            letters = 0
+            for t in terms:
+                letters |= masks[t]
             for result in results:
                 if ask():
                     return
                 tally.searched += 1
                 # The columns count in microseconds; only a result builds its puzzle.
                 digits: dict[str, int] | None = {} if solutions == 1 and listing else None
-                if not short or len(folded[result]) > LONGEST or _heavy(sums, folded[result], base):
+                many = (letters | masks[result]).bit_count()  # the candidate's letters
+                if not short or len(folded[result]) > LONGEST or heavy <= many <= base:
                     digits = None  # the search engine decides alone, asking the hook
                 elif self.counted(sums, folded[result], digits) != solutions:
                     continue
@@ -686,16 +691,18 @@ class _Counted:
     """The column count of a candidate's solutions (up to a bound), one count a letter
     pattern: a pattern counted before gives its answer again, its one solution renamed.
 
-    A key costs about what a native count of a small sum does, so the memo is kept on only
-    where it saves time: the first PROBE candidates of every PERIOD are keyed and timed, and
-    the rest of the period is keyed if the counts the memo spared took longer than the keys,
-    or if a count takes RATIO keys' time (the answers are the same either way: only the time
-    differs)."""
+    A key is not free (in Python it costs about what a native count of a small sum does; the
+    native core's pattern_key about a tenth of that) and is wasted where patterns do not
+    repeat (Cryptator's colours), so the memo is kept on only where it saves time: the first
+    PROBE candidates of every PERIOD are keyed and timed, and the rest of the period is keyed
+    if the counts the memo spared took longer than the keys, or if a count takes RATIO keys'
+    time (the answers are the same either way: only the time differs)."""
 
     def __init__(self, base: int, shortest: int, most: int, memo: Memo, tally: Tally) -> None:
         """Count in the base, under the leading zeros rule, up to `most` solutions."""
         self.base, self.shortest, self.most = base, shortest, most
         self.count, self.memo, self.tally = counter(), memo, tally
+        self.key = keyer()
         self.asked = 0
         self.keying = bool(memo.size)
         self.spent = [0.0, 0.0, 0.0, 0.0]  # the probe's: keys' time, counts' time, counts, hits
@@ -730,7 +737,10 @@ class _Counted:
     ) -> int:
         """Count by the candidate's pattern (timed into `spent` if given)."""
         began = perf_counter() if spent is not None else 0.0
-        key, letters = pattern(sums, result)
+        keyed_sum = self.key(sums, result)
+        if keyed_sum is None:  # too many letters for a key: counted as it is
+            return self.count(self.base, sums, result, self.shortest, self.most, digits)
+        key, letters = keyed_sum
         kept = self.memo.get(key)
         keyed = perf_counter() if spent is not None else 0.0
         if kept is not None:
@@ -772,10 +782,10 @@ def _asking(stop: Callable[[], bool] | None) -> tuple[Callable[[], bool], Callab
     return ask, due
 
 
-def _heavy(sums: tuple[str, ...], result: str, base: int) -> bool:
-    """Whether a candidate's letters have more ways to take distinct digits than HEAVY."""
-    letters = set(result).union(*sums)
-    return len(letters) <= base and perm(base, len(letters)) > HEAVY
+def _heavy_from(base: int) -> int:
+    """The fewest letters (at most the base) that have more ways to take distinct digits in
+    the base than HEAVY (base + 1: none); ways grow with letters up to the base."""
+    return next((n for n in range(base + 1) if perm(base, n) > HEAVY), base + 1)
 
 
 def _searched_for(

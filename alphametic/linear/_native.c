@@ -989,12 +989,132 @@ static PyObject *count_columns(PyObject *self, PyObject *args)
     return PyLong_FromLongLong(found);
 }
 
+/* pattern_key(): a sum's letter pattern (compose/patterns.py's pattern(), its twin): the
+ * result's letters, then the addends longest first (equal lengths by their shape beside the
+ * result's letters: a result letter as its number there, any other as -1, -2, ... in its
+ * word's order of first appearance; then as given), each letter as the order of its first
+ * appearance, each addend after a PATTERN_GAP byte; and the letters in that order. None when
+ * the sum has more than PATTERN_LETTERS letters. */
+#define PATTERN_GAP 255
+#define PATTERN_LETTERS 64
+static int pattern_number(Py_UCS4 *letters, int *n, Py_UCS4 ch)
+{
+    int k;
+    for (k = 0; k < *n; k++)
+        if (letters[k] == ch)
+            return k;
+    if (*n < PATTERN_LETTERS)
+        letters[*n] = ch;
+    return (*n)++;
+}
+
+/* Compare two addends of one length by their shapes beside the result's first `nres` letters. */
+static int pattern_shape_cmp(PyObject *a, PyObject *b, const Py_UCS4 *letters, int nres)
+{
+    Py_ssize_t len = PyUnicode_GET_LENGTH(a), p;
+    Py_UCS4 own_a[PATTERN_LETTERS], own_b[PATTERN_LETTERS];
+    int na = 0, nb = 0, k;
+    for (p = 0; p < len; p++) {
+        Py_UCS4 ca = PyUnicode_READ_CHAR(a, p), cb = PyUnicode_READ_CHAR(b, p);
+        int sa = -1, sb = -1;
+        for (k = 0; k < nres; k++) {
+            if (letters[k] == ca && sa < 0)
+                sa = k;
+            if (letters[k] == cb && sb < 0)
+                sb = k;
+        }
+        if (sa < 0) {
+            int o = pattern_number(own_a, &na, ca);
+            sa = -1 - o;
+        }
+        if (sb < 0) {
+            int o = pattern_number(own_b, &nb, cb);
+            sb = -1 - o;
+        }
+        if (sa != sb)
+            return sa < sb ? -1 : 1;
+    }
+    return 0;
+}
+
+static PyObject *pattern_key(PyObject *self, PyObject *args)
+{
+    PyObject *addends, *result;
+    if (!PyArg_ParseTuple(args, "O!U", &PyTuple_Type, &addends, &result))
+        return NULL;
+    Py_ssize_t nw = PyTuple_GET_SIZE(addends), w, total = PyUnicode_GET_LENGTH(result), p;
+    for (w = 0; w < nw; w++) {
+        PyObject *word = PyTuple_GET_ITEM(addends, w);
+        if (!PyUnicode_Check(word)) {
+            PyErr_SetString(PyExc_TypeError, "words must be str");
+            return NULL;
+        }
+        total += PyUnicode_GET_LENGTH(word) + 1;
+    }
+    unsigned char small[256], *buf = small;
+    Py_ssize_t *order, small_order[16];
+    order = nw <= 16 ? small_order : PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)nw);
+    if (total > (Py_ssize_t)sizeof small)
+        buf = PyMem_Malloc((size_t)total);
+    PyObject *out = NULL;
+    if (buf == NULL || order == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_UCS4 letters[PATTERN_LETTERS];
+    int n = 0, nres;
+    Py_ssize_t at = 0, rlen = PyUnicode_GET_LENGTH(result);
+    for (p = 0; p < rlen; p++)
+        buf[at++] = (unsigned char)pattern_number(letters, &n, PyUnicode_READ_CHAR(result, p));
+    nres = n;
+    /* The addends longest first, equal lengths by shape, then as given (a stable sort). */
+    for (w = 0; w < nw; w++) {
+        PyObject *word = PyTuple_GET_ITEM(addends, w);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(word), i = w;
+        while (i > 0) {
+            PyObject *prev = PyTuple_GET_ITEM(addends, order[i - 1]);
+            Py_ssize_t plen = PyUnicode_GET_LENGTH(prev);
+            if (plen > len || (plen == len && pattern_shape_cmp(prev, word, letters, nres) <= 0))
+                break;
+            order[i] = order[i - 1];
+            i--;
+        }
+        order[i] = w;
+    }
+    for (w = 0; w < nw && n <= PATTERN_LETTERS; w++) {
+        PyObject *word = PyTuple_GET_ITEM(addends, order[w]);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(word);
+        buf[at++] = PATTERN_GAP;
+        for (p = 0; p < len && n <= PATTERN_LETTERS; p++)
+            buf[at++] = (unsigned char)pattern_number(letters, &n, PyUnicode_READ_CHAR(word, p));
+    }
+    if (n > PATTERN_LETTERS) {
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    PyObject *key = PyBytes_FromStringAndSize((const char *)buf, at);
+    PyObject *names = key ? PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, letters, n) : NULL;
+    if (names != NULL)
+        out = PyTuple_Pack(2, key, names);
+    Py_XDECREF(key);
+    Py_XDECREF(names);
+done:
+    if (buf != small)
+        PyMem_Free(buf);
+    if (order != small_order)
+        PyMem_Free(order);
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
     {"count_columns", count_columns, METH_VARARGS,
      "count_columns(base, addends, result, shortest, cap, solution=None) -> solutions of the "
      "sum of the addends = result, counted up to cap (0 when its letters outnumber the base's "
      "digits); words of `shortest` letters or more (0: none) start with no 0. A dict given as "
      "solution gets the first solution found (letter -> digit)."},
+    {"pattern_key", pattern_key, METH_VARARGS,
+     "pattern_key(addends, result) -> (key, letters): the sum's letter pattern as bytes and its "
+     "letters in the key's order (compose.patterns.pattern's twin); None past 64 letters."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -50,3 +50,7 @@ def count_columns(
     """The solutions of the sum of the addends = result counted up to cap (0 when its letters
     outnumber the digits); words of `shortest` letters or more (0: none) start with no 0. A
     dict given as solution gets the first solution found (letter -> digit)."""
+
+def pattern_key(addends: tuple[str, ...], result: str, /) -> tuple[bytes, str] | None:
+    """The sum's letter pattern as bytes and its letters in the key's order
+    (compose.patterns.pattern's twin); None past 64 letters."""
