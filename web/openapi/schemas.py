@@ -131,14 +131,12 @@ def schemas(max_page: int) -> dict[str, Any]:
                 },
                 "distinct_words": {
                     "type": "boolean",
-                    "default": False,
                     "description": "Compose only: no word twice in a sum (the words added are "
                     "distinct, and the result is none of them), as Cryptator composes; false "
                     "when not given: a word may repeat as an addend.",
                 },
                 "count_only": {
                     "type": "boolean",
-                    "default": False,
                     "description": "Compose only: count the puzzles (the job's `found`) without "
                     "listing or rating them; false when not given.",
                 },
